@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+/** The `climatecheck` command. Each subcommand lives in its own module under src/cli/commands. */
+import { Command } from "commander";
+import { DataError } from "../data/errors.ts";
+
+const program = new Command()
+  .name("climatecheck")
+  .description("Check climate-related claims against the scientific literature (ClimateCheck 2026).")
+  .showHelpAfterError();
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof DataError) {
+    process.stderr.write(`climatecheck: ${e.message}\n`);
+    process.exit(2);
+  }
+  throw e;
+}

@@ -1,0 +1,294 @@
+/**
+ * The one tabular reader and writer of the project. Reads CSV (RFC 4180), JSON Lines and Parquet, plain or
+ * gzipped, as a stream of rows with their line numbers, in bounded memory. Writes CSV atomically.
+ */
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import { parse } from "csv-parse";
+import { stringify } from "csv-stringify";
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
+import { DataError } from "./errors.ts";
+
+export type Cell = string | number | boolean | null | undefined | unknown[] | Record<string, unknown>;
+export type Row = Record<string, Cell>;
+
+export interface NumberedRow {
+  /** 1-based line of the file where the row starts (CSV, JSONL) or 1-based row number (Parquet). */
+  line: number;
+  row: Row;
+}
+
+export type TableFormat = "csv" | "jsonl" | "parquet";
+
+export function tableFormat(path: string): { format: TableFormat; gzip: boolean } {
+  const lower = path.toLowerCase();
+  const gzip = lower.endsWith(".gz");
+  const base = gzip ? lower.slice(0, -3) : lower;
+  if (base.endsWith(".csv")) return { format: "csv", gzip };
+  if (base.endsWith(".jsonl") || base.endsWith(".ndjson") || base.endsWith(".json"))
+    return { format: "jsonl", gzip };
+  if (base.endsWith(".parquet") && !gzip) return { format: "parquet", gzip };
+  throw new DataError(path, "unsupported file type (expected .csv, .jsonl, .parquet, .csv.gz or .jsonl.gz)");
+}
+
+/** Decodes UTF-8 strictly, so a file in another encoding fails with its line number instead of turning into mojibake. */
+function strictUtf8(file: string): Transform {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let line = 1;
+  let first = true;
+  return new Transform({
+    readableObjectMode: false,
+    transform(chunk: Buffer, _enc, done) {
+      let text: string;
+      try {
+        text = decoder.decode(chunk, { stream: true });
+      } catch {
+        done(
+          new DataError(file, "not valid UTF-8 (convert the file to UTF-8)", {
+            line: line + countUntilBad(chunk),
+          }),
+        );
+        return;
+      }
+      if (first) {
+        text = text.replace(/^\uFEFF/, "");
+        first = false;
+      }
+      for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+      done(null, text);
+    },
+    flush(done) {
+      try {
+        done(null, decoder.decode());
+      } catch {
+        done(new DataError(file, "not valid UTF-8 (truncated character at end of file)", { line }));
+      }
+    },
+  });
+}
+
+/** Newlines before the first invalid byte of a chunk (for the error's line number). */
+function countUntilBad(chunk: Buffer): number {
+  let lines = 0;
+  const probe = new TextDecoder("utf-8", { fatal: true });
+  for (let i = 0; i < chunk.length; i++) {
+    try {
+      probe.decode(chunk.subarray(0, i + 1), { stream: true });
+    } catch {
+      return lines;
+    }
+    if (chunk[i] === 10) lines++;
+  }
+  return lines;
+}
+
+async function assertReadable(path: string): Promise<void> {
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) throw new DataError(path, "not a file");
+  } catch (e) {
+    if (e instanceof DataError) throw e;
+    throw new DataError(path, "file not found or not readable");
+  }
+}
+
+function textStream(path: string, gzip: boolean): Readable {
+  const raw = createReadStream(path);
+  const decoded = strictUtf8(path);
+  if (gzip) {
+    const gunzip = createGunzip();
+    raw.on("error", (e) => decoded.destroy(e));
+    gunzip.on("error", () => decoded.destroy(new DataError(path, "not a valid gzip file")));
+    raw.pipe(gunzip).pipe(decoded);
+  } else {
+    raw.on("error", (e) => decoded.destroy(e));
+    raw.pipe(decoded);
+  }
+  return decoded;
+}
+
+async function* readCsv(path: string, gzip: boolean): AsyncGenerator<NumberedRow> {
+  const parser = parse({
+    columns: true,
+    info: true,
+    relax_column_count: false,
+    skip_empty_lines: true,
+    bom: true,
+  });
+  const source = textStream(path, gzip);
+  source.on("error", (e) => parser.destroy(e));
+  source.pipe(parser);
+  try {
+    for await (const rec of parser as AsyncIterable<{
+      record: Row;
+      info: { lines: number; records: number };
+    }>) {
+      yield { line: rec.info.lines, row: rec.record };
+    }
+  } catch (e) {
+    if (e instanceof DataError) throw e;
+    const err = e as { message?: string; lines?: number; code?: string };
+    const msg = String(err.message ?? e).replace(/^Invalid Record Length: /, "wrong number of fields: ");
+    throw new DataError(path, `malformed CSV (${msg})`, { line: err.lines });
+  }
+}
+
+async function* readJsonl(path: string, gzip: boolean): AsyncGenerator<NumberedRow> {
+  let line = 0;
+  let buffer = "";
+  const source = textStream(path, gzip);
+  const parseLine = (text: string): NumberedRow | undefined => {
+    line++;
+    const trimmed = text.trim();
+    if (trimmed === "") return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch {
+      throw new DataError(path, "not valid JSON", { line });
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new DataError(path, "each line must be a JSON object", { line });
+    }
+    return { line, row: value as Row };
+  };
+  for await (const chunk of source) {
+    buffer += chunk as string;
+    let nl = buffer.indexOf("\n");
+    while (nl >= 0) {
+      const r = parseLine(buffer.slice(0, nl));
+      if (r) yield r;
+      buffer = buffer.slice(nl + 1);
+      nl = buffer.indexOf("\n");
+    }
+  }
+  if (buffer.length > 0) {
+    const r = parseLine(buffer);
+    if (r) yield r;
+  }
+}
+
+/** Streams a Parquet file one row group at a time (memory bounded by the largest row group). */
+async function* readParquet(path: string, columns?: string[]): AsyncGenerator<NumberedRow> {
+  let file: Awaited<ReturnType<typeof asyncBufferFromFile>>;
+  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  try {
+    file = await asyncBufferFromFile(path);
+    metadata = await parquetMetadataAsync(file);
+  } catch (e) {
+    throw new DataError(path, `not a readable Parquet file (${(e as Error).message})`);
+  }
+  const present = new Set(metadata.schema.slice(1).map((s) => s.name));
+  const wanted = columns?.filter((c) => present.has(c));
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: wanted });
+    for (let i = 0; i < rows.length; i++) yield { line: rowStart + i + 1, row: rows[i] as Row };
+    rowStart = rowEnd;
+  }
+}
+
+export interface ReadTableOptions {
+  /** Parquet only: read just these columns (others are never decoded). */
+  columns?: string[];
+}
+
+/** Streams the rows of a CSV, JSONL or Parquet file (plain or .gz for CSV and JSONL). */
+export async function* readTable(path: string, options: ReadTableOptions = {}): AsyncGenerator<NumberedRow> {
+  const { format, gzip } = tableFormat(path);
+  await assertReadable(path);
+  if (format === "csv") yield* readCsv(path, gzip);
+  else if (format === "jsonl") yield* readJsonl(path, gzip);
+  else yield* readParquet(path, options.columns);
+}
+
+/** Reads a whole table and checks that it is not empty. */
+export async function readAll(path: string, options: ReadTableOptions = {}): Promise<NumberedRow[]> {
+  const rows: NumberedRow[] = [];
+  for await (const r of readTable(path, options)) rows.push(r);
+  if (rows.length === 0) throw new DataError(path, "the file has no rows");
+  return rows;
+}
+
+/** A cell as a trimmed string; undefined when absent or empty. */
+export function cellString(value: Cell): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const s = (typeof value === "object" ? JSON.stringify(value) : String(value)).trim();
+  return s === "" ? undefined : s;
+}
+
+/** A required string field, or a DataError naming file, line and field. */
+export function requireString(file: string, r: NumberedRow, field: string): string {
+  if (!(field in r.row)) throw new DataError(file, "missing column", { line: r.line, field });
+  const s = cellString(r.row[field]);
+  if (s === undefined) throw new DataError(file, "empty value", { line: r.line, field });
+  return s;
+}
+
+/** Checks that the first row has every required column (one clear error instead of one per row). */
+export function requireColumns(file: string, first: NumberedRow | undefined, columns: string[]): void {
+  if (!first) throw new DataError(file, "the file has no rows");
+  for (const c of columns) {
+    if (!(c in first.row)) {
+      throw new DataError(file, `missing column (found: ${Object.keys(first.row).join(", ")})`, {
+        line: first.line,
+        field: c,
+      });
+    }
+  }
+}
+
+/**
+ * Writes a CSV file atomically: rows go to a temporary file beside the target, which is renamed over it at the
+ * end, so an interrupted write never leaves a half-written or corrupted file.
+ */
+export async function writeCsv(
+  path: string,
+  header: string[],
+  rows: Iterable<unknown[]> | AsyncIterable<unknown[]>,
+): Promise<void> {
+  await mkdir(dirname(path) || ".", { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    const out = stringify({ header: true, columns: header, record_delimiter: "\n" });
+    const done = pipeline(out, createWriteStream(tmp));
+    for await (const row of rows) {
+      if (!out.write(row)) await new Promise<void>((r) => out.once("drain", () => r()));
+    }
+    out.end();
+    await done;
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Writes JSON Lines atomically (same temp-then-rename rule as writeCsv). */
+export async function writeJsonl(
+  path: string,
+  rows: Iterable<unknown> | AsyncIterable<unknown>,
+): Promise<void> {
+  await mkdir(dirname(path) || ".", { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    const out = createWriteStream(tmp);
+    for await (const row of rows) {
+      if (!out.write(`${JSON.stringify(row)}\n`))
+        await new Promise<void>((r) => out.once("drain", () => r()));
+    }
+    await new Promise<void>((resolve, reject) => {
+      out.on("error", reject);
+      out.end(() => resolve());
+    });
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
