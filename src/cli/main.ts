@@ -2,11 +2,14 @@
 /** The `climatecheck` command. Each subcommand lives in its own module under src/cli/commands. */
 import { Command } from "commander";
 import { DataError } from "../data/errors.ts";
+import { registerCommands } from "./commands/index.ts";
 
 const program = new Command()
   .name("climatecheck")
   .description("Check climate-related claims against the scientific literature (ClimateCheck 2026).")
   .showHelpAfterError();
+
+registerCommands(program);
 
 try {
   await program.parseAsync(process.argv);

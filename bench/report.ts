@@ -1,0 +1,23 @@
+/** Shared shape of a benchmark section; bench/run.ts merges sections into BENCHMARKS.md by id. */
+export interface BenchSection {
+  /** Stable id, e.g. "parquet-memory"; `npm run bench -- ID` reruns only that section. */
+  id: string;
+  title: string;
+  /** The one command that reproduces the figures of this section. */
+  command: string;
+  /** Body in Markdown (tables of figures). */
+  markdown: string;
+}
+
+export type Bench = () => Promise<BenchSection>;
+
+/** A Markdown table from a header and rows. */
+export function table(header: string[], rows: (string | number)[][]): string {
+  const fmt = (v: string | number) =>
+    typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : v;
+  return [
+    `| ${header.join(" | ")} |`,
+    `| ${header.map(() => "---").join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(fmt).join(" | ")} |`),
+  ].join("\n");
+}

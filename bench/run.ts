@@ -1,0 +1,47 @@
+/**
+ * `npm run bench [-- ID ...]`: runs the benchmark sections (all, or the named ones) and merges their figures into
+ * BENCHMARKS.md, keeping the sections that were not rerun.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import type { Bench, BenchSection } from "./report.ts";
+
+/** Registry: id -> loader. Each bench module exports `bench: Bench`. */
+const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {};
+
+const FILE = "BENCHMARKS.md";
+const START = (id: string) => `<!-- bench:${id} -->`;
+const END = (id: string) => `<!-- /bench:${id} -->`;
+
+function machine(): string {
+  const cpu = cpus();
+  return `${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node.js ${process.version}, ${process.platform}`;
+}
+
+function render(s: BenchSection, date: string): string {
+  return `${START(s.id)}\n## ${s.title}\n\nReproduce: \`${s.command}\` · measured ${date} on ${machine()}\n\n${s.markdown.trim()}\n${END(s.id)}`;
+}
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((id) => !(id in BENCHES));
+  if (unknown.length) {
+    console.error(`unknown benchmark(s): ${unknown.join(", ")}; known: ${Object.keys(BENCHES).join(", ")}`);
+    process.exit(2);
+  }
+  const ids = wanted.length ? wanted : Object.keys(BENCHES);
+  let doc = existsSync(FILE)
+    ? readFileSync(FILE, "utf8")
+    : "# Benchmarks\n\nWritten by `npm run bench`; each section says the one command that reproduces it.\n";
+  for (const id of ids) {
+    console.error(`bench: ${id} ...`);
+    const { bench } = await BENCHES[id]();
+    const section = render(await bench(), new Date().toISOString().slice(0, 10));
+    const re = new RegExp(`${START(id)}[\\s\\S]*?${END(id)}`);
+    doc = re.test(doc) ? doc.replace(re, section) : `${doc.trimEnd()}\n\n${section}\n`;
+    writeFileSync(`${FILE}.tmp`, doc);
+    renameSync(`${FILE}.tmp`, FILE);
+  }
+}
+
+await main();
