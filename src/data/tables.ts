@@ -17,7 +17,7 @@ export type Cell = string | number | boolean | null | undefined | unknown[] | Re
 export type Row = Record<string, Cell>;
 
 export interface NumberedRow {
-  /** 1-based line of the file where the row starts (CSV, JSONL) or 1-based row number (Parquet). */
+  /** 1-based line of the file (for CSV, the line where the record ends) or 1-based row number (Parquet). */
   line: number;
   row: Row;
 }
