@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { test } from "node:test";
+import { trainingFiles } from "../src/data/paths.ts";
+import {
+  parseIdList,
+  parsePythonStringList,
+  readCards,
+  readClimateFever,
+  readFlicc,
+  readSciFactClaims,
+  readSciFactCorpus,
+} from "../src/data/training-sets.ts";
+
+const files = trainingFiles();
+const haveData = existsSync(files.scifactCorpus);
+
+test("Python-style string lists keep sentence boundaries and unescape", () => {
+  assert.deepEqual(
+    parsePythonStringList(`['It\\'s a \\"test\\".'\n "Don't split, here."\n 'Tab\\there \\u00e9\\\\']`),
+    [`It's a "test".`, "Don't split, here.", "Tab\there é\\"],
+  );
+  assert.deepEqual(parsePythonStringList("[]"), []);
+  assert.deepEqual(parseIdList("[2 5]"), ["2", "5"]);
+  assert.deepEqual(parseIdList("[14717500, 3]"), ["14717500", "3"]);
+  assert.deepEqual(parseIdList("[]"), []);
+});
+
+test("SciFact adapters read the shared files", { skip: !haveData }, async () => {
+  const corpus = await readSciFactCorpus(files.scifactCorpus);
+  assert.equal(corpus.length, 5183);
+  assert.ok(corpus.every((a) => a.sentences && a.sentences.length > 0 && a.abstract.length > 0));
+  const claims = await readSciFactClaims(files.scifactClaims);
+  assert.equal(claims.length, 809);
+  const c2 = claims.find((c) => c.id === "2");
+  assert.deepEqual(c2?.evidence.get("13734012"), { label: "Refutes", sentences: [4] });
+  const labels = claims.flatMap((c) => [...c.evidence.values()].map((e) => e.label));
+  assert.ok(labels.includes("Supports") && labels.includes("Refutes"));
+});
+
+test("Climate-FEVER, CARDS and FLICC adapters read the shared files", { skip: !haveData }, async () => {
+  const cf = await readClimateFever(files.climateFever);
+  assert.equal(cf.length, 1083);
+  assert.ok(cf.every((c) => c.evidences.length === 5));
+  const cards = await readCards(files.cards);
+  assert.equal(cards.length, 2605);
+  assert.equal(cards.filter((e) => e.codes[0] === "0_0").length, 1812);
+  const flicc = await readFlicc(files.flicc.train);
+  assert.equal(flicc.examples.length + flicc.skipped, 1796);
+  assert.equal(flicc.skipped, 1);
+  // Level-3 codes are cut to level 2, bare groups become X_0.
+  assert.equal(flicc.examples.filter((e) => e.codes[0] === "5_3").length, 147);
+  assert.equal(flicc.examples.filter((e) => e.codes[0] === "3_0").length, 20);
+});
