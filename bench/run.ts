@@ -7,7 +7,9 @@ import { cpus, totalmem } from "node:os";
 import type { Bench, BenchSection } from "./report.ts";
 
 /** Registry: id -> loader. Each bench module exports `bench: Bench`. */
-const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {};
+const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
+  "parquet-memory": () => import("./parquet-memory.ts"),
+};
 
 const FILE = "BENCHMARKS.md";
 const START = (id: string) => `<!-- bench:${id} -->`;

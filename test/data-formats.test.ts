@@ -16,7 +16,7 @@ import {
   writeTask2Predictions,
 } from "../src/data/climatecheck.ts";
 import { DataError } from "../src/data/errors.ts";
-import { readAll, writeCsv } from "../src/data/tables.ts";
+import { readAll, readTable, writeCsv } from "../src/data/tables.ts";
 import type { CorpusAbstract, Task1Prediction, Task2Prediction } from "../src/types.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cc-formats-"));
@@ -216,4 +216,28 @@ test("CSV reader keeps line numbers across quoted newlines", async () => {
     rows.map((r) => r.line),
     [3, 4],
   );
+});
+
+test("Parquet is read in slices across row groups, in order, with row numbers", async () => {
+  const path = join(dir, "slices.parquet");
+  const ids = Array.from({ length: 23 }, (_, i) => `id${i}`);
+  parquetWriteFile({
+    filename: path,
+    columnData: [
+      { name: "abstract_id", data: ids, type: "STRING" },
+      { name: "abstract", data: ids.map((id) => `text of ${id}`), type: "STRING" },
+    ],
+    rowGroupSize: 10,
+  });
+  const rows = [];
+  for await (const r of readTable(path, { parquetSliceRows: 4, columns: ["abstract_id"] })) rows.push(r);
+  assert.deepEqual(
+    rows.map((r) => r.row.abstract_id),
+    ids,
+  );
+  assert.deepEqual(
+    rows.map((r) => r.line),
+    ids.map((_, i) => i + 1),
+  );
+  assert.ok(rows.every((r) => !("abstract" in r.row)));
 });

@@ -172,8 +172,14 @@ async function* readJsonl(path: string, gzip: boolean): AsyncGenerator<NumberedR
   }
 }
 
-/** Streams a Parquet file one row group at a time (memory bounded by the largest row group). */
-async function* readParquet(path: string, columns?: string[]): AsyncGenerator<NumberedRow> {
+const PARQUET_SLICE_ROWS = 4096;
+
+/** Streams a Parquet file in slices of rows, so memory stays bounded whatever the row-group size. */
+async function* readParquet(
+  path: string,
+  columns?: string[],
+  sliceRows = PARQUET_SLICE_ROWS,
+): AsyncGenerator<NumberedRow> {
   let file: Awaited<ReturnType<typeof asyncBufferFromFile>>;
   let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
   try {
@@ -184,18 +190,21 @@ async function* readParquet(path: string, columns?: string[]): AsyncGenerator<Nu
   }
   const present = new Set(metadata.schema.slice(1).map((s) => s.name));
   const wanted = columns?.filter((c) => present.has(c));
-  let rowStart = 0;
-  for (const group of metadata.row_groups) {
-    const rowEnd = rowStart + Number(group.num_rows);
+  // Slices of a few thousand rows: a whole row group of a large file can hold gigabytes of text, and hyparquet
+  // uses the page index to decode only the pages a slice needs.
+  const total = Number(metadata.num_rows);
+  for (let rowStart = 0; rowStart < total; rowStart += sliceRows) {
+    const rowEnd = Math.min(total, rowStart + sliceRows);
     const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: wanted });
     for (let i = 0; i < rows.length; i++) yield { line: rowStart + i + 1, row: rows[i] as Row };
-    rowStart = rowEnd;
   }
 }
 
 export interface ReadTableOptions {
   /** Parquet only: read just these columns (others are never decoded). */
   columns?: string[];
+  /** Parquet only: rows decoded at a time (memory bound). */
+  parquetSliceRows?: number;
 }
 
 /** Streams the rows of a CSV, JSONL or Parquet file (plain or .gz for CSV and JSONL). */
@@ -204,7 +213,7 @@ export async function* readTable(path: string, options: ReadTableOptions = {}): 
   await assertReadable(path);
   if (format === "csv") yield* readCsv(path, gzip);
   else if (format === "jsonl") yield* readJsonl(path, gzip);
-  else yield* readParquet(path, options.columns);
+  else yield* readParquet(path, options.columns, options.parquetSliceRows);
 }
 
 /** Reads a whole table and checks that it is not empty. */
