@@ -4,6 +4,22 @@ export type Label = "Supports" | "Refutes" | "Not Enough Information";
 export const LABELS: readonly Label[] = ["Supports", "Refutes", "Not Enough Information"];
 export const NEI: Label = "Not Enough Information";
 
+const LABEL_ALIASES: Record<string, Label> = {
+  supports: "Supports",
+  support: "Supports",
+  refutes: "Refutes",
+  refute: "Refutes",
+  contradict: "Refutes",
+  "not enough information": "Not Enough Information",
+  not_enough_info: "Not Enough Information",
+  nei: "Not Enough Information",
+};
+
+/** A task 1 label written in any casing (and the SciFact/FEVER spellings); undefined when unknown. */
+export function parseLabel(raw: string): Label | undefined {
+  return LABEL_ALIASES[raw.trim().toLowerCase().replace(/\s+/g, " ")];
+}
+
 export interface Claim {
   id: string;
   text: string;

@@ -3,14 +3,15 @@
  * (task 1 and task 2 gold) and the task 1 and task 2 prediction files.
  */
 import { normaliseNarrativeCode } from "../taxonomy/cards.ts";
-import type {
-  Claim,
-  CorpusAbstract,
-  Label,
-  LabelledPair,
-  NarrativeExample,
-  Task1Prediction,
-  Task2Prediction,
+import {
+  type Claim,
+  type CorpusAbstract,
+  type Label,
+  type LabelledPair,
+  type NarrativeExample,
+  parseLabel,
+  type Task1Prediction,
+  type Task2Prediction,
 } from "../types.ts";
 import { DataError } from "./errors.ts";
 import {
@@ -23,22 +24,6 @@ import {
   writeCsv,
 } from "./tables.ts";
 import { parsePythonStringList } from "./training-sets.ts";
-
-const LABEL_ALIASES: Record<string, Label> = {
-  supports: "Supports",
-  support: "Supports",
-  refutes: "Refutes",
-  refute: "Refutes",
-  contradict: "Refutes",
-  "not enough information": "Not Enough Information",
-  not_enough_info: "Not Enough Information",
-  nei: "Not Enough Information",
-};
-
-/** A task 1 label, case-insensitively; undefined when unknown. */
-export function parseLabel(raw: string): Label | undefined {
-  return LABEL_ALIASES[raw.trim().toLowerCase().replace(/\s+/g, " ")];
-}
 
 function requireLabel(file: string, r: NumberedRow, field: string): Label {
   const raw = requireString(file, r, field);

@@ -16,6 +16,7 @@ import {
   type LabelledPair,
   type NarrativeExample,
   NEI,
+  parseLabel,
   type Task1Prediction,
   type Task2Prediction,
 } from "../types.ts";
@@ -119,11 +120,9 @@ export interface NarrativeScores extends MultiLabelScores {
   unknown_claims: string[];
 }
 
-const LABEL_BY_LOWER = new Map<string, Label>(LABELS.map((l) => [l.toLowerCase(), l]));
-
 /** A task 1 label compared case-insensitively (inner whitespace collapsed); throws on anything else. */
 export function canonicalLabel(raw: string): Label {
-  const label = LABEL_BY_LOWER.get(raw.trim().replace(/\s+/g, " ").toLowerCase());
+  const label = parseLabel(raw);
   if (!label) throw new Error(`unknown label "${raw}" (expected one of ${LABELS.join(", ")})`);
   return label;
 }
