@@ -7,7 +7,9 @@ import { registerCommands } from "./commands/index.ts";
 const program = new Command()
   .name("climatecheck")
   .description("Check climate-related claims against the scientific literature (ClimateCheck 2026).")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Usage errors exit 2, like bad input files.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
 registerCommands(program);
 
