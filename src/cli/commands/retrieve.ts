@@ -1,0 +1,59 @@
+/** `climatecheck retrieve`: task 1 predictions (ranked abstracts, no labels) for a claims file. */
+import type { Command } from "commander";
+import { readClaims, writeTask1Predictions } from "../../data/climatecheck.ts";
+import { DataError } from "../../data/errors.ts";
+import { openRetriever } from "../../retrieval/load.ts";
+import { checkClaim } from "../../retrieval/retriever.ts";
+import type { Claim } from "../../types.ts";
+import { defaultIndexDir } from "./ingest.ts";
+
+export function register(program: Command): void {
+  program
+    .command("retrieve")
+    .description("Rank abstracts for each claim (task 1.1) and write task 1 predictions")
+    .requiredOption("--claims <file>", "claims file (claim_id, claim)")
+    .option("--index <dir>", "index directory", defaultIndexDir())
+    .requiredOption("--out <file>", "predictions CSV to write")
+    .option("--k <n>", "abstracts per claim", "10")
+    .option("--model <file>", "re-ranker model (default: the shipped one)")
+    .option("--no-rerank", "stage 1 only (BM25 + dense fusion)")
+    .action(
+      async (opts: {
+        claims: string;
+        index: string;
+        out: string;
+        k: string;
+        model?: string;
+        rerank: boolean;
+      }) => {
+        const k = Number(opts.k);
+        if (!Number.isInteger(k) || k < 1 || k > 1000)
+          program.error("--k must be a whole number from 1 to 1000");
+        const claims = await readClaims(opts.claims);
+        const ok: Claim[] = [];
+        for (const c of claims) {
+          try {
+            checkClaim(c.text, `${opts.claims}, claim ${c.id}`);
+            ok.push(c);
+          } catch (e) {
+            if (!(e instanceof DataError)) throw e;
+            process.stderr.write(`skipped: ${e.message}\n`);
+          }
+        }
+        if (ok.length === 0) throw new DataError(opts.claims, "no claim can be searched");
+        const { retriever, close } = await openRetriever(opts.index, {
+          model: opts.rerank ? opts.model : null,
+        });
+        try {
+          const preds = await retriever.retrieveAll(ok, k);
+          await writeTask1Predictions(opts.out, preds);
+          const how = retriever.reranker ? "re-ranked" : retriever.vectorSets.length ? "fused" : "BM25";
+          process.stderr.write(
+            `wrote ${preds.length} predictions for ${ok.length} claims (${how}) to ${opts.out}${ok.length < claims.length ? `; ${claims.length - ok.length} claims skipped` : ""}\n`,
+          );
+        } finally {
+          await close();
+        }
+      },
+    );
+}

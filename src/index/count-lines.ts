@@ -1,0 +1,26 @@
+/** Lines of a text corpus (or rows of a Parquet file): the progress bar's total, since rows carry line numbers. */
+import { createReadStream } from "node:fs";
+import { createGunzip } from "node:zlib";
+import { asyncBufferFromFile, parquetMetadataAsync } from "hyparquet";
+import { tableFormat } from "../data/tables.ts";
+
+export async function countLines(path: string): Promise<number | undefined> {
+  try {
+    const { format, gzip } = tableFormat(path);
+    if (format === "parquet") {
+      const meta = await parquetMetadataAsync(await asyncBufferFromFile(path));
+      return Number(meta.num_rows);
+    }
+    const raw = createReadStream(path);
+    const stream = gzip ? raw.pipe(createGunzip()) : raw;
+    let lines = 0;
+    for await (const chunk of stream) {
+      const buf = chunk as Buffer;
+      for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) lines++;
+    }
+    return lines + 1;
+  } catch {
+    // The reader reports unreadable files properly; the bar just goes without a total.
+    return undefined;
+  }
+}

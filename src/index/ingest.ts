@@ -1,0 +1,254 @@
+/**
+ * Builds or extends an index from a corpus file. Abstracts are appended to docs.jsonl and the vector files in
+ * batches; after each batch the manifest's commit point moves forward atomically. An interrupted ingest resumes
+ * from the last commit (files are cut back to it) and skips ids already in the index, so re-ingesting is
+ * idempotent. BM25 files, offsets and ids are rebuilt from docs.jsonl at the end (finalise).
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync } from "node:fs";
+import { appendFile, mkdir, stat, truncate, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { type CorpusFormat, readCorpus } from "../data/climatecheck.ts";
+import { DataError } from "../data/errors.ts";
+import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
+import { splitSentences } from "../text/sentences.ts";
+import type { CorpusAbstract } from "../types.ts";
+import { Bm25Builder } from "./bm25.ts";
+import type { EmbedRecipe } from "./embed-text.ts";
+import {
+  FILES,
+  type Manifest,
+  readManifest,
+  SCHEMA_VERSION,
+  type StoredDoc,
+  writeManifest,
+} from "./schema.ts";
+
+/** One dense vector set to build: its name (file suffix), encoder and text recipe. */
+export interface VectorSpec {
+  name: string;
+  encoder: Pick<SentenceEncoder, "name" | "dim" | "embed">;
+  recipe: EmbedRecipe;
+}
+
+export interface IngestProgress {
+  /** Line (or Parquet row) of the corpus reached. */
+  line: number;
+  added: number;
+  skipped: number;
+  alreadyIndexed: number;
+  phase: "read" | "finalise";
+}
+
+export interface IngestOptions {
+  format?: CorpusFormat;
+  vectors?: VectorSpec[];
+  /** Abstracts per commit (default 256 with vectors, 4096 without). */
+  batchSize?: number;
+  onProgress?: (p: IngestProgress) => void;
+  /** Each skipped row, with its line; without it skips are still counted in the result. */
+  onSkip?: (line: number, reason: string) => void;
+}
+
+export interface IngestResult {
+  dir: string;
+  added: number;
+  skipped: number;
+  alreadyIndexed: number;
+  total: number;
+  resumed: boolean;
+}
+
+async function fingerprint(path: string): Promise<{ hash: string; bytes: number }> {
+  const h = createHash("sha256");
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    h.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { hash: h.digest("hex"), bytes };
+}
+
+function toStored(a: CorpusAbstract): StoredDoc {
+  const sentences = a.sentences?.length ? a.sentences : splitSentences(a.abstract);
+  const doc: StoredDoc = {
+    id: a.id,
+    abstract: a.abstract,
+    sentences: sentences.length ? sentences : [a.abstract],
+  };
+  if (a.title) doc.title = a.title;
+  if (a.doi) doc.doi = a.doi;
+  if (a.url) doc.url = a.url;
+  if (a.year) doc.year = a.year;
+  return doc;
+}
+
+/** Streams docs.jsonl lines up to a byte limit (the commit point). */
+async function* storedLines(dir: string): AsyncGenerator<string> {
+  const path = join(dir, FILES.docs);
+  if (!existsSync(path)) return;
+  const rl = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of rl) if (line !== "") yield line;
+}
+
+function sameVectors(m: Manifest, specs: VectorSpec[]): boolean {
+  const want = Object.fromEntries(
+    specs.map((s) => [s.name, { encoder: s.encoder.name, dim: s.encoder.dim, text: s.recipe.spec }]),
+  );
+  return JSON.stringify(Object.entries(m.vectors).sort()) === JSON.stringify(Object.entries(want).sort());
+}
+
+/** Opens the manifest of an existing index for appending, or creates a new one; cuts files to the commit point. */
+async function prepare(dir: string, specs: VectorSpec[]): Promise<{ manifest: Manifest; resumed: boolean }> {
+  await mkdir(dir, { recursive: true });
+  if (existsSync(join(dir, FILES.manifest))) {
+    const manifest = readManifest(dir);
+    if (!sameVectors(manifest, specs)) {
+      const had = Object.entries(manifest.vectors)
+        .map(([k, v]) => `${k}=${v.encoder}/${v.text}`)
+        .join(", ");
+      throw new DataError(
+        dir,
+        `the index was built with vectors [${had || "none"}], this ingest asks for [${specs.map((s) => `${s.name}=${s.encoder.name}/${s.recipe.spec}`).join(", ") || "none"}]; use the same options or a new --index directory`,
+      );
+    }
+    await truncate(join(dir, FILES.docs), manifest.committed.bytes);
+    for (const s of specs) {
+      await truncate(join(dir, FILES.vectors(s.name)), manifest.committed.docs * s.encoder.dim * 4);
+    }
+    return { manifest, resumed: true };
+  }
+  const manifest: Manifest = {
+    schema: SCHEMA_VERSION,
+    createdAt: new Date().toISOString(),
+    vectors: Object.fromEntries(
+      specs.map((s) => [s.name, { encoder: s.encoder.name, dim: s.encoder.dim, text: s.recipe.spec }]),
+    ),
+    sources: [],
+    committed: { docs: 0, bytes: 0 },
+    complete: false,
+  };
+  await writeFile(join(dir, FILES.docs), "");
+  for (const s of specs) await writeFile(join(dir, FILES.vectors(s.name)), "");
+  await writeManifest(dir, manifest);
+  return { manifest, resumed: false };
+}
+
+export async function ingest(
+  corpusPath: string,
+  dirArg: string,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
+  const dir = resolve(dirArg);
+  const specs = options.vectors ?? [];
+  const batchSize = options.batchSize ?? (specs.length ? 256 : 4096);
+  try {
+    await stat(corpusPath);
+  } catch {
+    throw new DataError(corpusPath, "corpus file not found or not readable");
+  }
+  const { manifest, resumed } = await prepare(dir, specs);
+  const known = new Set<string>();
+  for await (const line of storedLines(dir)) known.add((JSON.parse(line) as StoredDoc).id);
+  const { hash, bytes } = await fingerprint(corpusPath);
+
+  const firstLine = new Map<string, number>();
+  let added = 0;
+  let skipped = 0;
+  let alreadyIndexed = 0;
+  let line = 0;
+  const progress = (phase: IngestProgress["phase"]) =>
+    options.onProgress?.({ line, added, skipped, alreadyIndexed, phase });
+  const skip = (at: number, reason: string) => {
+    skipped++;
+    options.onSkip?.(at, reason);
+  };
+
+  const commit = async (batch: StoredDoc[]) => {
+    if (batch.length === 0) return;
+    const vectors = await Promise.all(specs.map((s) => s.encoder.embed(batch.map((d) => s.recipe.text(d)))));
+    const text = `${batch.map((d) => JSON.stringify(d)).join("\n")}\n`;
+    await appendFile(join(dir, FILES.docs), text);
+    for (let v = 0; v < specs.length; v++) {
+      const { dim } = specs[v].encoder;
+      const flat = new Float32Array(batch.length * dim);
+      vectors[v].forEach((x, i) => {
+        if (x.length !== dim)
+          throw new Error(`encoder ${specs[v].encoder.name} returned ${x.length} dims, expected ${dim}`);
+        flat.set(x, i * dim);
+      });
+      await appendFile(join(dir, FILES.vectors(specs[v].name)), new Uint8Array(flat.buffer));
+    }
+    manifest.committed = {
+      docs: manifest.committed.docs + batch.length,
+      bytes: manifest.committed.bytes + Buffer.byteLength(text),
+    };
+    manifest.complete = false;
+    await writeManifest(dir, manifest);
+    added += batch.length;
+    progress("read");
+  };
+
+  let batch: StoredDoc[] = [];
+  // One batch is embedded and written while the next one is read.
+  let inFlight: Promise<void> = Promise.resolve();
+  for await (const item of readCorpus(corpusPath, { format: options.format, onSkip: skip })) {
+    line = item.line;
+    const a = item.abstract;
+    if (/[\r\n]/.test(a.id)) {
+      skip(item.line, "id contains a line break");
+      continue;
+    }
+    if (known.has(a.id)) {
+      if (firstLine.has(a.id))
+        skip(item.line, `duplicate id "${a.id}" (first on line ${firstLine.get(a.id)})`);
+      else {
+        alreadyIndexed++;
+        firstLine.set(a.id, item.line);
+      }
+      continue;
+    }
+    known.add(a.id);
+    firstLine.set(a.id, item.line);
+    batch.push(toStored(a));
+    if (batch.length >= batchSize) {
+      await inFlight;
+      inFlight = commit(batch);
+      batch = [];
+    }
+  }
+  await inFlight;
+  await commit(batch);
+
+  progress("finalise");
+  const total = await finalise(dir, manifest);
+  manifest.sources.push({ path: resolve(corpusPath), fingerprint: hash, bytes, added, skipped });
+  manifest.complete = true;
+  await writeManifest(dir, manifest);
+  return { dir, added, skipped, alreadyIndexed, total, resumed };
+}
+
+/** Rebuilds BM25, offsets and ids from the committed docs. Returns the number of docs. */
+async function finalise(dir: string, manifest: Manifest): Promise<number> {
+  const bm25 = new Bm25Builder();
+  const offsets: number[] = [0];
+  const ids: string[] = [];
+  let pos = 0;
+  for await (const line of storedLines(dir)) {
+    const d = JSON.parse(line) as StoredDoc;
+    bm25.add(d.title ?? "", d.abstract);
+    ids.push(d.id);
+    pos += Buffer.byteLength(line) + 1;
+    offsets.push(pos);
+  }
+  if (ids.length !== manifest.committed.docs || pos !== manifest.committed.bytes) {
+    throw new Error(
+      `${dir}: docs.jsonl does not match the manifest's commit point; ingest into a new directory`,
+    );
+  }
+  await bm25.write(dir);
+  await writeFile(join(dir, FILES.offsets), new Uint8Array(Float64Array.from(offsets).buffer));
+  await writeFile(join(dir, FILES.ids), ids.join("\n"));
+  return ids.length;
+}

@@ -1,0 +1,39 @@
+/** Opens a finished index for search, refusing one of another schema version or an unfinished ingest. */
+import { join, resolve } from "node:path";
+import { DataError } from "../data/errors.ts";
+import { Bm25Index } from "./bm25.ts";
+import { DocStore } from "./docstore.ts";
+import { FILES, type Manifest, readManifest } from "./schema.ts";
+import { VectorSet } from "./vectors.ts";
+
+export interface OpenIndex {
+  dir: string;
+  manifest: Manifest;
+  docs: DocStore;
+  bm25: Bm25Index;
+  /** Vector sets by name (empty for an index built with --no-vectors). */
+  vectors: Record<string, VectorSet>;
+  close(): void;
+}
+
+export function openIndex(dirArg: string): OpenIndex {
+  const dir = resolve(dirArg);
+  const manifest = readManifest(dir);
+  if (!manifest.complete) {
+    throw new DataError(
+      dir,
+      "the ingest into this index did not finish; run the same `climatecheck ingest` again to resume it",
+    );
+  }
+  const docs = new DocStore(dir);
+  const bm25 = new Bm25Index(dir);
+  if (docs.size !== manifest.committed.docs || bm25.size !== docs.size) {
+    docs.close();
+    throw new DataError(dir, "index files disagree with the manifest; delete the index and ingest again");
+  }
+  const vectors: Record<string, VectorSet> = {};
+  for (const [name, info] of Object.entries(manifest.vectors)) {
+    vectors[name] = new VectorSet(join(dir, FILES.vectors(name)), info.dim, docs.size);
+  }
+  return { dir, manifest, docs, bm25, vectors, close: () => docs.close() };
+}

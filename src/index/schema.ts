@@ -1,0 +1,100 @@
+/**
+ * The on-disk layout of a retrieval index and its manifest. The manifest is the single source of truth on what
+ * was ingested: schema version, corpus fingerprints, vector sets and the commit point of an unfinished ingest.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DataError } from "../data/errors.ts";
+
+/** Bumped whenever a file format below changes; an index of another version is refused, never misread. */
+export const SCHEMA_VERSION = 1;
+
+export const FILES = {
+  manifest: "manifest.json",
+  /** One JSON object per abstract (StoredDoc), in docno order. */
+  docs: "docs.jsonl",
+  /** Byte offset of each doc in docs.jsonl, plus the end (Float64, n + 1 entries); written at finalise. */
+  offsets: "docs.offsets",
+  /** Doc ids, one per line, in docno order; written at finalise. */
+  ids: "docs.ids",
+  /** Vocabulary, one term per line, term id = line. */
+  terms: "bm25.terms",
+  /** Postings: start per term (Uint32, nTerms + 1), docnos (Uint32), packed tf title << 16 | tf abstract. */
+  postings: "bm25.postings",
+  /** Token counts per doc: title (Uint16) then abstract (Uint32). */
+  lengths: "bm25.lengths",
+  vectors: (name: string) => `vectors.${name}.f32`,
+} as const;
+
+/** What an abstract becomes in the index: the text later stages need, with its sentence boundaries. */
+export interface StoredDoc {
+  id: string;
+  title?: string;
+  abstract: string;
+  sentences: string[];
+  doi?: string;
+  url?: string;
+  year?: number;
+}
+
+export interface VectorSetInfo {
+  /** Encoder name, e.g. "use-lite" or "sif-100"; a query must be embedded by the same encoder. */
+  encoder: string;
+  dim: number;
+  /** How a doc becomes the text that is embedded (see src/index/embed-text.ts). */
+  text: string;
+}
+
+export interface SourceInfo {
+  path: string;
+  /** sha256 of the file bytes. */
+  fingerprint: string;
+  bytes: number;
+  added: number;
+  skipped: number;
+}
+
+export interface Manifest {
+  schema: number;
+  createdAt: string;
+  /** Vector sets, keyed by name (the file suffix). Empty when ingested with --no-vectors. */
+  vectors: Record<string, VectorSetInfo>;
+  sources: SourceInfo[];
+  /** Commit point: docs and vectors written up to here are complete; anything past it is discarded on resume. */
+  committed: { docs: number; bytes: number };
+  /** True once the BM25 files and offsets match the committed docs. */
+  complete: boolean;
+}
+
+export function manifestPath(dir: string): string {
+  return join(dir, FILES.manifest);
+}
+
+/** Reads and checks the manifest: missing, unreadable or of another schema version is a DataError. */
+export function readManifest(dir: string): Manifest {
+  const path = manifestPath(dir);
+  if (!existsSync(path))
+    throw new DataError(dir, "not an index (no manifest.json); build one with `climatecheck ingest`");
+  let m: Partial<Manifest>;
+  try {
+    m = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    throw new DataError(path, "unreadable index manifest; delete the index and ingest again");
+  }
+  if (m.schema !== SCHEMA_VERSION) {
+    throw new DataError(
+      path,
+      `index schema version ${m.schema ?? "unknown"} is not supported by this version (expects ${SCHEMA_VERSION}); delete the index and ingest again`,
+      { field: "schema" },
+    );
+  }
+  return m as Manifest;
+}
+
+/** Atomic write: temp file then rename, so a crash leaves the previous commit point intact. */
+export async function writeManifest(dir: string, m: Manifest): Promise<void> {
+  const tmp = `${manifestPath(dir)}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(m, null, 2)}\n`);
+  await rename(tmp, manifestPath(dir));
+}

@@ -1,0 +1,153 @@
+/**
+ * Re-ranking features of a (claim, candidate) pair, grouped in families so each can be ablated. All are
+ * query-relative (normalised over the candidate list) so one linear model serves queries of any length.
+ */
+import type { QueryTerm } from "../index/bm25.ts";
+import type { StoredDoc } from "../index/schema.ts";
+import { tokenize } from "../text/tokenize.ts";
+import type { Candidate } from "./candidates.ts";
+import { normalisedSignals } from "./fusion.ts";
+
+export const FAMILIES = ["lexical", "dense", "coverage", "numbers", "prf", "wordvec"] as const;
+export type Family = (typeof FAMILIES)[number];
+
+/** Sentence-level SIF vectors for the word-vector family (the caller embeds; we only compare). */
+export type SentenceVectors = (sentences: string[]) => Float32Array[];
+
+export interface FeatureContext {
+  claim: string;
+  query: QueryTerm[];
+  /** The candidate list the features are relative to (all of stage 1, in fused order). */
+  cands: Candidate[];
+  /** Fused stage-1 score of each candidate. */
+  fused: number[];
+  /** Stored docs of the candidates to featurise (same order as `rows`). */
+  docs: StoredDoc[];
+  /** Dense vector of each featurised candidate per set (for pseudo-relevance feedback). */
+  docVectors: Record<string, Float32Array[]>;
+  /** Claim vector for sentence-level word-vector matching, when that family is on. */
+  claimSif?: Float32Array;
+  sentenceSif?: SentenceVectors;
+}
+
+/** Names of the features of the given families, for the given vector sets. */
+export function featureNames(families: readonly Family[], vectorSets: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const f of families) {
+    if (f === "lexical")
+      out.push("bm25", "bm25_title", "bm25_abstract", "bm25_rank", "fused", "lexical_confidence");
+    if (f === "dense")
+      for (const v of vectorSets) out.push(`${v}_cos`, `${v}_norm`, `${v}_rank`, `${v}_x_lexical_confidence`);
+    if (f === "coverage") out.push("coverage", "sentence_coverage", "proximity", "title_coverage");
+    if (f === "numbers") out.push("numbers_matched", "numbers_missing");
+    if (f === "prf") for (const v of vectorSets) out.push(`${v}_prf`);
+    if (f === "wordvec") out.push("sif_best_sentence");
+  }
+  return out;
+}
+
+const PRF_DOCS = 5;
+
+/** Features of the first `rows.length` candidates in `rows` (indices into ctx.cands). */
+export function computeFeatures(
+  ctx: FeatureContext,
+  rows: number[],
+  families: readonly Family[],
+  vectorSets: readonly string[],
+): Float32Array[] {
+  const on = new Set(families);
+  const norm = normalisedSignals(ctx.cands);
+  const max = (f: (c: Candidate) => number) => Math.max(1e-9, ...ctx.cands.map(f));
+  const maxTitle = max((c) => c.title);
+  const maxAbs = max((c) => c.abstract);
+  const maxFused = Math.max(1e-9, ...ctx.fused);
+  const totalIdf = ctx.query.reduce((s, q) => s + q.idf, 0) || 1;
+  const idfOf = new Map(ctx.query.map((q) => [q.term, q.idf]));
+  // How well the claim matches lexically at all: the best coverage among BM25's top 10.
+  const lexConf = Math.max(0, ...ctx.cands.filter((c) => c.bm25Rank < 10).map((c) => c.coverage));
+  const claimTokens = tokenize(ctx.claim);
+  const claimNumbers = [...new Set(claimTokens.filter((t) => /\d/.test(t)))];
+  const queryOrder = claimTokens.filter((t) => idfOf.has(t));
+  const centroids: Record<string, Float32Array> = {};
+  if (on.has("prf")) {
+    for (const v of vectorSets) {
+      const vecs = ctx.docVectors[v].slice(0, PRF_DOCS);
+      const c = new Float32Array(vecs[0]?.length ?? 0);
+      for (const x of vecs) for (let j = 0; j < c.length; j++) c[j] += x[j] / vecs.length;
+      centroids[v] = c;
+    }
+  }
+  return rows.map((i, r) => {
+    const c = ctx.cands[i];
+    const doc = ctx.docs[r];
+    const out: number[] = [];
+    if (on.has("lexical")) {
+      out.push(norm.bm25[i], c.title / maxTitle, c.abstract / maxAbs, 1 / Math.log2(2 + c.bm25Rank));
+      out.push(ctx.fused[i] / maxFused, lexConf);
+    }
+    if (on.has("dense")) {
+      for (const v of vectorSets) {
+        out.push(c.dense[v], norm.dense[v][i], 1 / Math.log2(2 + c.denseRank[v]), norm.dense[v][i] * lexConf);
+      }
+    }
+    let sentTokens: string[][] | undefined;
+    if (on.has("coverage") || on.has("numbers")) sentTokens = doc.sentences.map((s) => tokenize(s));
+    if (on.has("coverage") && sentTokens) {
+      out.push(c.coverage);
+      let best = 0;
+      for (const toks of sentTokens) {
+        const seen = new Set(toks);
+        let s = 0;
+        for (const q of ctx.query) if (seen.has(q.term)) s += q.idf;
+        best = Math.max(best, s / totalIdf);
+      }
+      out.push(best, proximity(queryOrder, sentTokens.flat()));
+      const titleSet = new Set(tokenize(doc.title ?? ""));
+      let t = 0;
+      for (const q of ctx.query) if (titleSet.has(q.term)) t += q.idf;
+      out.push(t / totalIdf);
+    }
+    if (on.has("numbers") && sentTokens) {
+      const docSet = new Set(sentTokens.flat());
+      const hit = claimNumbers.filter((n) => docSet.has(n)).length;
+      out.push(hit, claimNumbers.length - hit);
+    }
+    if (on.has("prf")) {
+      for (const v of vectorSets) out.push(dotf(centroids[v], ctx.docVectors[v][r]));
+    }
+    if (on.has("wordvec")) {
+      let best = 0;
+      if (ctx.claimSif && ctx.sentenceSif) {
+        for (const s of ctx.sentenceSif(doc.sentences)) best = Math.max(best, dotf(ctx.claimSif, s));
+      }
+      out.push(best);
+    }
+    return Float32Array.from(out);
+  });
+}
+
+function dotf(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let j = 0; j < a.length; j++) s += a[j] * b[j];
+  return s;
+}
+
+/** Share of adjacent claim-term pairs that occur within 3 tokens of each other in the doc (order-free). */
+export function proximity(queryOrder: string[], docTokens: string[]): number {
+  if (queryOrder.length < 2) return 0;
+  const wanted = new Set(queryOrder);
+  const positions = new Map<string, number[]>();
+  docTokens.forEach((t, i) => {
+    if (!wanted.has(t)) return;
+    const list = positions.get(t);
+    if (list) list.push(i);
+    else positions.set(t, [i]);
+  });
+  let hits = 0;
+  for (let i = 0; i + 1 < queryOrder.length; i++) {
+    const a = positions.get(queryOrder[i]);
+    const b = positions.get(queryOrder[i + 1]);
+    if (a && b && a.some((p) => b.some((q) => q !== p && Math.abs(q - p) <= 3))) hits++;
+  }
+  return hits / (queryOrder.length - 1);
+}

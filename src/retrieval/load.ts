@@ -1,0 +1,34 @@
+/** Opens an index with its query encoders and the shipped re-ranker: the one way the CLI and server retrieve. */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { MODELS_DIR } from "../data/paths.ts";
+import { openIndex } from "../index/open.ts";
+import { openQueryEncoders } from "./encoders.ts";
+import { Reranker } from "./reranker.ts";
+import { Retriever } from "./retriever.ts";
+
+export const RERANKER_PATH = join(MODELS_DIR, "retrieval", "reranker.json");
+
+export interface LoadOptions {
+  /** Re-ranker file; null = no re-ranking (stage 1 only). Default: the shipped model when present. */
+  model?: string | null;
+}
+
+export async function openRetriever(
+  dir: string,
+  options: LoadOptions = {},
+): Promise<{ retriever: Retriever; close(): Promise<void> }> {
+  const index = openIndex(dir);
+  const enc = await openQueryEncoders(index.manifest);
+  const path =
+    options.model === undefined ? (existsSync(RERANKER_PATH) ? RERANKER_PATH : undefined) : options.model;
+  const reranker = path ? Reranker.load(path) : undefined;
+  const retriever = new Retriever(index, { encoders: enc.encoders, words: enc.words, reranker });
+  return {
+    retriever,
+    async close() {
+      index.close();
+      await enc.close();
+    },
+  };
+}

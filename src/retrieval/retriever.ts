@@ -1,0 +1,189 @@
+/**
+ * Claim -> ranked abstracts: stage 1 candidates (BM25 + dense, fused linearly), stage 2 the trained re-ranker
+ * over the top fused candidates. Without a re-ranker (or with an index lacking the vectors it needs) the fused
+ * order is the answer; without vectors that is plain BM25.
+ */
+import { DataError } from "../data/errors.ts";
+import { normalizeInPlace } from "../encoders/vector.ts";
+import type { OpenIndex } from "../index/open.ts";
+import { tokenize } from "../text/tokenize.ts";
+import type { Claim, Task1Prediction } from "../types.ts";
+import { type Candidate, type CandidateDepth, DEFAULT_DEPTH, gatherCandidates } from "./candidates.ts";
+import { computeFeatures, type Family } from "./features.ts";
+import { type FusionWeights, linearFusion, order } from "./fusion.ts";
+import type { Reranker } from "./reranker.ts";
+
+/** Longest claim accepted; ClimateCheck claims are one or two sentences. */
+export const MAX_CLAIM_CHARS = 5000;
+
+export interface QueryEncoder {
+  name: string;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** SIF-weighted word vectors (for the sentence-level soft-matching feature). */
+export interface WordSif {
+  sif(tokens: string[]): Float32Array;
+}
+
+export interface RetrieverOptions {
+  /** Query encoder per vector set of the index; sets without one are not searched. */
+  encoders?: Record<string, QueryEncoder>;
+  reranker?: Reranker;
+  words?: WordSif;
+  /** Stage 1 fusion when there is no re-ranker (default: BM25 alone). */
+  fusion?: FusionWeights;
+  depth?: CandidateDepth;
+}
+
+export interface RetrievedAbstract {
+  id: string;
+  docno: number;
+  score: number;
+}
+
+/** Stage 1 of one claim: candidates, fused scores and the fused order. */
+export interface Stage1 {
+  claim: string;
+  query: ReturnType<OpenIndex["bm25"]["queryTerms"]>;
+  cands: Candidate[];
+  fused: number[];
+  order: number[];
+}
+
+/** Throws a DataError for a claim that cannot be searched (empty, no words, too long). */
+export function checkClaim(text: string, where = "claim"): void {
+  if (text.length > MAX_CLAIM_CHARS) {
+    throw new DataError(where, `claim is ${text.length} characters; at most ${MAX_CLAIM_CHARS} are accepted`);
+  }
+  if (tokenize(text).length === 0) throw new DataError(where, "claim is empty (no words)");
+}
+
+export class Retriever {
+  readonly index: OpenIndex;
+  readonly reranker?: Reranker;
+  private readonly encoders: Record<string, QueryEncoder>;
+  private readonly words?: WordSif;
+  readonly fusion: FusionWeights;
+  readonly depth: CandidateDepth;
+
+  constructor(index: OpenIndex, options: RetrieverOptions = {}) {
+    this.index = index;
+    this.encoders = {};
+    for (const [name, enc] of Object.entries(options.encoders ?? {})) {
+      const info = index.manifest.vectors[name];
+      if (!info) continue;
+      if (info.encoder !== enc.name) {
+        throw new DataError(
+          index.dir,
+          `vector set "${name}" was built with ${info.encoder}, but the query encoder is ${enc.name}; ingest again`,
+        );
+      }
+      this.encoders[name] = enc;
+    }
+    this.words = options.words;
+    const r = options.reranker;
+    // A re-ranker is used only when every vector set it was trained with is searchable here.
+    const usable =
+      r &&
+      Object.entries(r.json.vectorSets).every(
+        ([n, e]) => this.encoders[n] && index.manifest.vectors[n]?.encoder === e,
+      );
+    this.reranker = usable && (!r.json.families.includes("wordvec") || this.words) ? r : undefined;
+    this.fusion = this.reranker?.json.fusion ?? options.fusion ?? { bm25: 1, dense: {} };
+    this.depth = this.reranker?.json.depth ?? options.depth ?? DEFAULT_DEPTH;
+  }
+
+  /** Vector sets searched in stage 1. */
+  get vectorSets(): string[] {
+    return Object.keys(this.encoders);
+  }
+
+  /** Stage 1 for several claims (claims are embedded in one call per encoder). */
+  async stage1(claims: string[], fusion = this.fusion): Promise<Stage1[]> {
+    const vectors: Record<string, Float32Array[]> = {};
+    for (const [name, enc] of Object.entries(this.encoders)) vectors[name] = await enc.embed(claims);
+    return claims.map((claim, i) => {
+      const query = this.index.bm25.queryTerms(claim);
+      const qv = Object.fromEntries(Object.keys(this.encoders).map((n) => [n, vectors[n][i]]));
+      const cands = gatherCandidates(this.index, query, qv, this.depth);
+      const fused = linearFusion(cands, fusion);
+      return { claim, query, cands, fused, order: order(cands, fused) };
+    });
+  }
+
+  /** Features of the top `depth` fused candidates of a stage-1 result (rows in fused order). */
+  features(s: Stage1, families: readonly Family[], depth: number): { rows: number[]; x: Float32Array[] } {
+    const rows = s.order.slice(0, depth);
+    const docs = rows.map((i) => this.index.docs.get(s.cands[i].docno));
+    const docVectors: Record<string, Float32Array[]> = {};
+    for (const n of this.vectorSets)
+      docVectors[n] = rows.map((i) => this.index.vectors[n].vector(s.cands[i].docno));
+    const words = this.words;
+    const x = computeFeatures(
+      {
+        claim: s.claim,
+        query: s.query,
+        cands: s.cands,
+        fused: s.fused,
+        docs,
+        docVectors,
+        claimSif: words ? unit(words.sif(tokenize(s.claim))) : undefined,
+        sentenceSif: words ? (sents) => sents.map((t) => unit(words.sif(tokenize(t)))) : undefined,
+      },
+      rows,
+      families,
+      this.vectorSets,
+    );
+    return { rows, x };
+  }
+
+  /** Final ranking of a stage-1 result: re-ranked head, then the rest in fused order. */
+  rank(s: Stage1, k: number): RetrievedAbstract[] {
+    const out: RetrievedAbstract[] = [];
+    const r = this.reranker;
+    let rest = s.order;
+    if (r) {
+      const { rows, x } = this.features(s, r.json.families, r.json.rerankDepth);
+      const scored = rows.map((i, j) => ({ i, score: r.score(x[j]) }));
+      scored.sort((a, b) => b.score - a.score || s.cands[a.i].docno - s.cands[b.i].docno);
+      for (const h of scored) out.push(this.hit(s, h.i, h.score));
+      rest = s.order.slice(rows.length);
+    }
+    for (const i of rest) {
+      if (out.length >= k) break;
+      out.push(this.hit(s, i, s.fused[i]));
+    }
+    return out.slice(0, k);
+  }
+
+  private hit(s: Stage1, i: number, score: number): RetrievedAbstract {
+    const docno = s.cands[i].docno;
+    return { id: this.index.docs.id(docno), docno, score };
+  }
+
+  /** The top k abstracts for one claim. */
+  async retrieve(claim: string, k = 10): Promise<RetrievedAbstract[]> {
+    checkClaim(claim);
+    const [s] = await this.stage1([claim]);
+    return this.rank(s, k);
+  }
+
+  /** Task 1 predictions (no labels) for many claims; the caller checks the claims first. */
+  async retrieveAll(claims: Claim[], k = 10): Promise<Task1Prediction[]> {
+    const out: Task1Prediction[] = [];
+    const chunk = 256;
+    for (let c = 0; c < claims.length; c += chunk) {
+      const part = claims.slice(c, c + chunk);
+      const stages = await this.stage1(part.map((x) => x.text));
+      stages.forEach((s, i) => {
+        this.rank(s, k).forEach((h, r) => {
+          out.push({ claimId: part[i].id, abstractId: h.id, rank: r + 1 });
+        });
+      });
+    }
+    return out;
+  }
+}
+
+const unit = (v: Float32Array): Float32Array => normalizeInPlace(Float32Array.from(v));
