@@ -1,11 +1,17 @@
 /** Every subcommand registers itself on the program here; one line per command module. */
 import type { Command } from "commander";
+import { register as classify } from "./classify.ts";
 import { register as evaluate } from "./evaluate.ts";
 import { register as ingest } from "./ingest.ts";
+import { register as predict } from "./predict.ts";
 import { register as retrieve } from "./retrieve.ts";
+import { register as train } from "./train.ts";
 
 export function registerCommands(program: Command): void {
+  classify(program);
   evaluate(program);
   ingest(program);
+  predict(program);
   retrieve(program);
+  train(program);
 }

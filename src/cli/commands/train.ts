@@ -1,0 +1,49 @@
+/** `climatecheck train <what>`: trains the shipped models from ../shared/data. One line per trainer in TRAINERS. */
+import type { Command } from "commander";
+import { openUseLite } from "../../encoders/sentence-encoder.ts";
+import { buildNarrativeModels } from "../../narratives/build.ts";
+
+export interface TrainCommandOptions {
+  /** Training data folder (default: $CLIMATECHECK_DATA or ../shared/data). */
+  data?: string;
+  /** A ClimateCheck training file, for the trainers that use one. */
+  climatecheck?: string;
+  /** Output folder (default: the trainer's folder under models/). */
+  out?: string;
+  /** Skip parts that need the sentence encoder. */
+  fastOnly?: boolean;
+}
+
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+/** Name -> trainer. Add yours with one line. */
+export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>> = {
+  narratives: (o) =>
+    buildNarrativeModels({
+      dataDir: o.data,
+      climatecheckTrain: o.climatecheck,
+      outDir: o.out,
+      fastOnly: o.fastOnly,
+      openEncoder: () => openUseLite(),
+      log,
+    }),
+};
+
+export function register(program: Command): void {
+  program
+    .command("train")
+    .description("Train shipped models from the training data (deterministic)")
+    .argument("<what>", `one of ${[...Object.keys(TRAINERS), "all"].join(", ")}`)
+    .option("--data <dir>", "training data folder (default: $CLIMATECHECK_DATA or ../shared/data)")
+    .option("--climatecheck <file>", "ClimateCheck training file (claim_id, claim, narrative) to add")
+    .option("--out <dir>", "output folder (default: models/<what>)")
+    .option("--fast-only", "skip the parts that need the sentence encoder")
+    .action(async (what: string, opts: TrainCommandOptions) => {
+      const names = what === "all" ? Object.keys(TRAINERS) : [what];
+      for (const n of names)
+        if (!(n in TRAINERS))
+          program.error(`unknown model "${n}" (known: ${Object.keys(TRAINERS).join(", ")}, all)`);
+      if (what === "all" && opts.out) program.error("--out applies to one model at a time");
+      for (const n of names) await TRAINERS[n](opts);
+    });
+}

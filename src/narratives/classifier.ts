@@ -1,0 +1,81 @@
+/** Loads a trained narratives model and classifies texts: features, group and code scores, hierarchy rules. */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DataError } from "../data/errors.ts";
+import { MODELS_DIR } from "../data/paths.ts";
+import { codeProbabilities, decide } from "./decide.ts";
+import {
+  type NarrativeModelJson,
+  type ScoringModels,
+  scoreVector,
+  scoringModels,
+  type TextEmbedder,
+} from "./model.ts";
+
+export const NARRATIVES_MODEL_DIR = join(MODELS_DIR, "narratives");
+/** Every feature family, sentence encoder included. */
+export const FULL_MODEL_FILE = "full.json";
+/** Lexical and taxonomy features only: no sentence encoder, for speed. */
+export const FAST_MODEL_FILE = "fast.json";
+
+export interface NarrativePrediction {
+  codes: string[];
+  /** Marginal probability per code (see codeProbabilities). */
+  probabilities: Record<string, number>;
+}
+
+/** Reads a model file; a missing or unreadable file is a DataError (the user named it or has not trained). */
+export async function readNarrativeModel(path: string): Promise<NarrativeModelJson> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    throw new DataError(path, "narratives model not found (run `climatecheck train narratives`)");
+  }
+  try {
+    const json = JSON.parse(text) as NarrativeModelJson;
+    if (json.format !== "climatecheck-narratives/1") throw new Error();
+    return json;
+  } catch {
+    throw new DataError(path, "not a narratives model (expected format climatecheck-narratives/1)");
+  }
+}
+
+export class NarrativeClassifier {
+  readonly json: NarrativeModelJson;
+  private readonly models: ScoringModels;
+  private readonly encoder?: TextEmbedder;
+
+  constructor(json: NarrativeModelJson, encoder?: TextEmbedder) {
+    if (json.format !== "climatecheck-narratives/1")
+      throw new Error(`unknown narratives model format ${json.format}`);
+    this.json = json;
+    this.models = scoringModels(json);
+    if (this.models.features.needsEncoder && !encoder) {
+      throw new Error(
+        `this narratives model needs the sentence encoder ${json.encoder}; pass one or use the fast model`,
+      );
+    }
+    this.encoder = encoder;
+  }
+
+  get needsEncoder(): boolean {
+    return this.models.features.needsEncoder;
+  }
+
+  static async load(path: string, encoder?: TextEmbedder): Promise<NarrativeClassifier> {
+    const json = await readNarrativeModel(path);
+    return new NarrativeClassifier(json, json.encoder ? encoder : undefined);
+  }
+
+  async classify(texts: string[]): Promise<NarrativePrediction[]> {
+    const embeddings = this.needsEncoder && this.encoder ? await this.encoder.embed(texts) : undefined;
+    return texts.map((text, i) => {
+      const scores = scoreVector(this.models, this.models.features.vector(text, embeddings?.[i]));
+      return {
+        codes: decide(scores, this.json.thresholds, this.json.fallback),
+        probabilities: codeProbabilities(scores),
+      };
+    });
+  }
+}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { classifyClaimsFile } from "../src/cli/commands/classify.ts";
+import { DataError } from "../src/data/errors.ts";
+import { NarrativeClassifier } from "../src/narratives/classifier.ts";
+import { DEFAULT_TRAIN_OPTIONS, trainNarrativeModel } from "../src/narratives/train.ts";
+import type { NarrativeExample } from "../src/types.ts";
+
+/** A small corpus with three clearly worded narratives and neutral texts. */
+function corpus(): NarrativeExample[] {
+  const out: NarrativeExample[] = [];
+  const add = (code: string, texts: string[]) => {
+    for (const t of texts) out.push({ id: `t${out.length}`, text: t, codes: [code] });
+  };
+  const places = [
+    "Antarctica",
+    "Greenland",
+    "the Arctic",
+    "the Alps",
+    "Alaska",
+    "Iceland",
+    "Canada",
+    "Norway",
+  ];
+  add(
+    "1_1",
+    places.map((p) => `The ice in ${p} is growing, sea ice is not melting at all, glaciers expand`),
+  );
+  add(
+    "2_1",
+    places.map(
+      (p) => `Warming in ${p} is just the sun and natural cycles, solar activity drives the climate`,
+    ),
+  );
+  add(
+    "5_2",
+    places.map((p) => `Alarmist media in ${p} spread climate hysteria, activists and politicians are biased`),
+  );
+  add(
+    "0_0",
+    places.map((p) => `The new train line in ${p} opens next year with a station near the museum`),
+  );
+  return out;
+}
+
+test("the classifier learns a small corpus and the classify command writes the task 2 file", async () => {
+  const json = await trainNarrativeModel(corpus(), {
+    ...DEFAULT_TRAIN_OPTIONS,
+    families: ["word", "char", "desc"],
+    folds: 2,
+    wordMaxFeatures: 500,
+    charMaxFeatures: 1000,
+  });
+  const dir = await mkdtemp(join(tmpdir(), "narratives-"));
+  try {
+    const model = join(dir, "model.json");
+    await writeFile(model, JSON.stringify(json));
+    const claims = join(dir, "claims.csv");
+    await writeFile(
+      claims,
+      [
+        "claim_id,claim",
+        'c1,"Sea ice is growing, the glaciers are not melting"',
+        'c2,"It is the sun: natural cycles and solar activity"',
+        'c3,"The media and activists spread alarmist hysteria"',
+        'c4,"The museum station opens next year"',
+      ].join("\n"),
+    );
+    const out = join(dir, "pred.csv");
+    const probs = join(dir, "probs.jsonl");
+    const r = await classifyClaimsFile({ claims, out, probabilities: probs, model });
+    assert.equal(r.claims, 4);
+    const lines = (await readFile(out, "utf8")).trim().split("\n");
+    assert.deepEqual(lines, ["claim_id,narrative", "c1,1_1", "c2,2_1", "c3,5_2", "c4,0_0"]);
+    const rows = (await readFile(probs, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.equal(rows.length, 4);
+    assert.equal(rows[0].claim_id, "c1");
+    assert.equal(Object.keys(rows[0].probabilities).length, 33);
+    assert.ok(rows[0].probabilities["1_1"] > rows[0].probabilities["2_1"]);
+    // A missing model is a user error naming the file.
+    await assert.rejects(classifyClaimsFile({ claims, out, model: join(dir, "nope.json") }), DataError);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("training is deterministic and a model with the encoder family refuses to run without one", async () => {
+  const opts = {
+    ...DEFAULT_TRAIN_OPTIONS,
+    families: ["word", "desc"] as DEFAULT_FAMILIES,
+    folds: 2,
+    wordMaxFeatures: 300,
+    charMaxFeatures: 300,
+  };
+  const a = await trainNarrativeModel(corpus(), opts);
+  const b = await trainNarrativeModel(corpus(), opts);
+  assert.deepEqual(a, b);
+  const withUse = {
+    ...a,
+    encoder: "use-lite@0.2.0",
+    features: {
+      ...a.features,
+      config: { ...a.features.config, families: [...a.features.config.families, "use" as const] },
+    },
+  };
+  assert.throws(() => new NarrativeClassifier(withUse));
+});
+
+type DEFAULT_FAMILIES = typeof DEFAULT_TRAIN_OPTIONS.families;
