@@ -1,0 +1,56 @@
+/** The built-in verifier: the trained model of models/verification/ on USE-lite sentence vectors. */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DataError } from "../data/errors.ts";
+import { MODELS_DIR } from "../data/paths.ts";
+import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
+import { VerificationModel, type VerificationModelJson } from "./model.ts";
+import { abstractSentences, makeVerifier, type Verdict, type Verifier, type VerifyPair } from "./verifier.ts";
+
+export const DEFAULT_MODEL_PATH = join(MODELS_DIR, "verification", "model.json");
+
+export async function loadVerificationModel(path = DEFAULT_MODEL_PATH): Promise<VerificationModel> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    throw new DataError(
+      path,
+      "no verification model here (train one with `climatecheck train verification`)",
+    );
+  }
+  try {
+    return new VerificationModel(JSON.parse(text) as VerificationModelJson);
+  } catch (e) {
+    throw new DataError(path, `not a verification model (${(e as Error).message})`);
+  }
+}
+
+export interface BuiltinOptions {
+  modelPath?: string;
+  /** An open encoder to share (it is then not closed with the verifier); default: USE-lite. */
+  encoder?: SentenceEncoder;
+  /** Pairs per encoder call. */
+  batchSize?: number;
+}
+
+export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise<Verifier> {
+  const model = await loadVerificationModel(options.modelPath);
+  const encoder = options.encoder ?? (await openUseLite());
+  if (encoder.name.split("@")[0] !== model.json.encoder.split("@")[0]) {
+    throw new Error(`the verification model was trained with ${model.json.encoder}, not ${encoder.name}`);
+  }
+  const batchSize = options.batchSize ?? 256;
+  const embed = (texts: string[]) => encoder.embed(texts);
+  const verifyPairs = async (pairs: readonly VerifyPair[]): Promise<Verdict[]> => {
+    const out: Verdict[] = [];
+    for (let s = 0; s < pairs.length; s += batchSize) {
+      const prepared = pairs.slice(s, s + batchSize).map((p) => model.prepare(p.claim, abstractSentences(p)));
+      for (const o of await model.score(prepared, embed)) out.push(model.verdict(o));
+    }
+    return out;
+  };
+  return makeVerifier(`builtin:${model.json.encoder}`, verifyPairs, async () => {
+    if (!options.encoder) await encoder.close();
+  });
+}

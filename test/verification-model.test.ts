@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { SentenceEncoder } from "../src/encoders/sentence-encoder.ts";
+import { contentTokens } from "../src/text/tokenize.ts";
+import { NEI } from "../src/types.ts";
+import { openBuiltinVerifier } from "../src/verification/builtin.ts";
+import type { SourcedExample } from "../src/verification/examples.ts";
+import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
+import { rationaleFor } from "../src/verification/model.ts";
+import { summarise, trainVerificationModel } from "../src/verification/train.ts";
+import { abstractSentences, decide } from "../src/verification/verifier.ts";
+
+/** A stand-in sentence encoder: hashed bag of content tokens, unit length (deterministic, no model files). */
+function hashVector(text: string, dim = 32): Float32Array {
+  const v = new Float32Array(dim);
+  for (const t of contentTokens(text)) {
+    let h = 2166136261;
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
+    v[(h >>> 0) % dim] += 1;
+  }
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => x / n);
+}
+const fakeEncoder: SentenceEncoder = {
+  name: "fake@1",
+  dim: 32,
+  embed: async (texts) => texts.map((t) => hashVector(t)),
+  close: async () => {},
+};
+
+const lex = (claim: string, sentence: string) => {
+  const x = lexicalFeatures(profile(claim), profile(sentence), 0, 1);
+  return (name: string) => x[LEXICAL_NAMES.indexOf(name)];
+};
+
+test("abstractSentences keeps given boundaries and splits structured abstracts at their headings", () => {
+  assert.deepEqual(abstractSentences({ abstract: "ignored", sentences: ["One.", "Two."] }), ["One.", "Two."]);
+  const structured =
+    "BACKGROUND: Arctic sea ice has declined since 1979 (ca. 13% per decade). METHODS: We used passive microwave data from e.g. NSIDC. RESULTS: Summer extent fell 2.5 times faster after 2000. CONCLUSIONS: Ice loss is accelerating.";
+  assert.deepEqual(abstractSentences({ abstract: structured }), [
+    "BACKGROUND: Arctic sea ice has declined since 1979 (ca. 13% per decade).",
+    "METHODS: We used passive microwave data from e.g. NSIDC.",
+    "RESULTS: Summer extent fell 2.5 times faster after 2000.",
+    "CONCLUSIONS: Ice loss is accelerating.",
+  ]);
+  const plain =
+    "Global mean sea level rose by 3.3 mm per year. The rate has increased since 1993 (Church et al. 2011). Thermal expansion explains about 40%.";
+  assert.equal(abstractSentences({ abstract: plain }).length, 3);
+});
+
+test("lexical features see overlap, negation, null results, direction, antonyms and numbers", () => {
+  const claim = "Sea ice extent increases in the Arctic by 13%";
+  assert.equal(lex(claim, "Arctic sea ice extent increased by 13%")("recall"), 1);
+  assert.equal(lex(claim, "Arctic sea ice extent increased by 13%")("num_recall"), 1);
+  assert.equal(lex(claim, "Arctic sea ice extent decreased by 13%")("dir_disagree"), 1);
+  assert.equal(lex(claim, "Arctic sea ice extent decreased by 13%")("antonym"), 0, "stem-level antonym only");
+  assert.equal(lex("Warming increases ice loss", "Warming decreases ice loss")("antonym"), 1);
+  assert.equal(lex(claim, "Sea ice extent did not change in the Arctic")("neg_mismatch"), 1);
+  assert.equal(lex(claim, "There was no significant difference in sea ice")("sent_null"), 1);
+  assert.equal(lex(claim, "Arctic sea ice extent increased by 20%")("num_mismatch"), 1);
+  assert.equal(lex(claim, "Ice may possibly grow")("sent_hedge"), 1);
+});
+
+test("decide turns weak Supports/Refutes into NEI below the confidence threshold", () => {
+  assert.deepEqual(decide({ supports: 0.5, refutes: 0.2, nei: 0.3 }), { label: "Supports", confidence: 0.5 });
+  assert.deepEqual(decide({ supports: 0.5, refutes: 0.2, nei: 0.3 }, 0.6), { label: NEI, confidence: 0.3 });
+  assert.deepEqual(decide({ supports: 0.1, refutes: 0.7, nei: 0.2 }, 0.6), {
+    label: "Refutes",
+    confidence: 0.7,
+  });
+  assert.deepEqual(decide({ supports: 0.2, refutes: 0.2, nei: 0.6 }, 0.9), { label: NEI, confidence: 0.6 });
+});
+
+test("rationale: the least-NEI candidate plus those preferring the label; none for NEI", () => {
+  const c = [
+    { index: 4, selector: 0.9, stance: [0.2, 0.1, 0.7] },
+    { index: 1, selector: 0.5, stance: [0.6, 0.1, 0.3] },
+    { index: 2, selector: 0.4, stance: [0.45, 0.1, 0.45] },
+  ];
+  assert.deepEqual(rationaleFor("Supports", c), [1]);
+  assert.deepEqual(rationaleFor("Refutes", c), [1]);
+  assert.deepEqual(rationaleFor(NEI, c), []);
+});
+
+/** Synthetic pairs: Supports repeats the claim, Refutes negates it, NEI talks about something else. */
+function synthetic(n: number, prefix: string): SourcedExample[] {
+  const subjects = ["ice", "rain", "drought", "coral", "forest", "wind", "snow", "soil", "ocean", "glacier"];
+  const verbs = ["increases", "reduces", "harms", "protects", "shifts"];
+  const objects = ["yield", "biodiversity", "runoff", "heat", "carbon", "salinity", "erosion"];
+  const out: SourcedExample[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = subjects[i % subjects.length];
+    const v = verbs[(i * 3) % verbs.length];
+    const o = objects[(i * 5) % objects.length];
+    const claim = `${s} ${v} ${o} in region ${i % 4}`;
+    const filler = `Samples of ${objects[(i + 2) % objects.length]} were collected in ${2000 + (i % 20)}.`;
+    const kind = i % 3;
+    const evidence =
+      kind === 0
+        ? `We show that ${s} ${v} ${o} in region ${i % 4}.`
+        : kind === 1
+          ? `We show that ${s} does not ${v.replace(/s$/, "")} ${o}; no significant effect was found.`
+          : `The ${subjects[(i + 5) % subjects.length]} record was digitised.`;
+    const sentences = i % 2 ? [filler, evidence] : [evidence, filler];
+    const at = sentences.indexOf(evidence);
+    const label = kind === 0 ? "Supports" : kind === 1 ? "Refutes" : NEI;
+    out.push({
+      source: i % 4 ? "scifact" : "climate-fever",
+      claimId: `${prefix}${i}`,
+      claim,
+      abstractId: `a${i}`,
+      sentences: i % 4 ? sentences : [evidence],
+      label,
+      rationale: label === NEI ? [] : [i % 4 ? at : 0],
+    });
+  }
+  return out;
+}
+
+test("the trained verifier learns the synthetic task, calibrates and points at the evidence sentence", async () => {
+  const train = synthetic(240, "t");
+  const dev = synthetic(60, "d");
+  const { model, calibration } = await trainVerificationModel(train, {
+    embed: fakeEncoder.embed,
+    encoderName: fakeEncoder.name,
+    candidates: 2,
+    folds: 3,
+  });
+  assert.ok(calibration.temperature > 0);
+  assert.ok(calibration.eceAfter <= calibration.eceBefore + 1e-6, JSON.stringify(calibration));
+  assert.ok(calibration.selectorRecall > 0.9);
+  const dir = await mkdtemp(join(tmpdir(), "verification-"));
+  try {
+    const path = join(dir, "model.json");
+    await writeFile(path, JSON.stringify(model));
+    const verifier = await openBuiltinVerifier({ modelPath: path, encoder: fakeEncoder });
+    const verdicts = await verifier.verifyPairs(
+      dev.map((e) => ({ claim: e.claim, abstract: "", sentences: e.sentences })),
+    );
+    const { scores } = summarise(dev, verdicts);
+    assert.ok(scores.f1_weighted > 0.9, `dev weighted F1 ${scores.f1_weighted}`);
+    for (const [i, v] of verdicts.entries()) {
+      assert.ok(Math.abs(v.probs.supports + v.probs.refutes + v.probs.nei - 1) < 1e-5);
+      if (v.label !== NEI && v.label === dev[i].label) assert.ok(v.rationale.includes(dev[i].rationale[0]));
+      if (v.label === NEI) assert.deepEqual(v.rationale, []);
+    }
+    const one = await verifier.verify(dev[0].claim, { abstract: dev[0].sentences.join(" ") });
+    assert.equal(one.label, verdicts[0].label);
+    await verifier.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
