@@ -79,15 +79,37 @@ test("an interrupted ingest resumes from its last commit, discarding a torn writ
   }
 });
 
-test("an index of another schema version or other vectors is refused with a clear message", async () => {
+test("a vector set added to an existing index catches up; other encoders or a left-out set are refused", async () => {
   const dir = tempDir();
   const corpus = writeCorpus(dir);
   const idx = join(dir, "idx");
   await ingest(corpus, idx);
+  const enc = fakeEncoder();
+  const r = await ingest(corpus, idx, {
+    vectors: [{ name: "fake", encoder: enc, recipe: TITLE_AND_ABSTRACT }],
+  });
+  assert.equal(r.added, 0);
+  assert.equal(enc.calls.flat().length, ABSTRACTS.length);
+  const index = openIndex(idx);
+  assert.equal(index.vectors.fake.size, ABSTRACTS.length);
+  index.close();
   await assert.rejects(
-    ingest(corpus, idx, { vectors: [{ name: "fake", encoder: fakeEncoder(), recipe: TITLE_AND_ABSTRACT }] }),
-    (e) => e instanceof DataError && /built with vectors \[none\]/.test(e.message),
+    ingest(corpus, idx, {
+      vectors: [{ name: "fake", encoder: fakeEncoder("other@2"), recipe: TITLE_AND_ABSTRACT }],
+    }),
+    (e) => e instanceof DataError && /built with vectors \[fake=fake@1\/title\+abstract\]/.test(e.message),
   );
+  await assert.rejects(
+    ingest(corpus, idx),
+    (e) => e instanceof DataError && /asks for \[none\]/.test(e.message),
+  );
+});
+
+test("an index of another schema version is refused with a clear message, never read", async () => {
+  const dir = tempDir();
+  const corpus = writeCorpus(dir);
+  const idx = join(dir, "idx");
+  await ingest(corpus, idx);
   const path = join(idx, FILES.manifest);
   writeFileSync(path, readFileSync(path, "utf8").replace('"schema": 1', '"schema": 999'));
   assert.throws(

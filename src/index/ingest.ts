@@ -92,11 +92,22 @@ async function* storedLines(dir: string): AsyncGenerator<string> {
   for await (const line of rl) if (line !== "") yield line;
 }
 
-function sameVectors(m: Manifest, specs: VectorSpec[]): boolean {
-  const want = Object.fromEntries(
-    specs.map((s) => [s.name, { encoder: s.encoder.name, dim: s.encoder.dim, text: s.recipe.spec }]),
-  );
-  return JSON.stringify(Object.entries(m.vectors).sort()) === JSON.stringify(Object.entries(want).sort());
+/** Refuses vector specs that disagree with the index: another encoder or recipe, or a set left out. */
+function checkVectors(dir: string, m: Manifest, specs: VectorSpec[]): void {
+  const describe = (name: string, encoder: string, text: string) => `${name}=${encoder}/${text}`;
+  const had = Object.entries(m.vectors).map(([k, v]) => describe(k, v.encoder, v.text));
+  const want = specs.map((s) => describe(s.name, s.encoder.name, s.recipe.spec));
+  const clash = specs.find((s) => {
+    const v = m.vectors[s.name];
+    return v && (v.encoder !== s.encoder.name || v.text !== s.recipe.spec || v.dim !== s.encoder.dim);
+  });
+  const missing = Object.keys(m.vectors).filter((k) => !specs.some((s) => s.name === k));
+  if (clash || missing.length) {
+    throw new DataError(
+      dir,
+      `the index was built with vectors [${had.join(", ") || "none"}], this ingest asks for [${want.join(", ") || "none"}]; use the same options or a new --index directory`,
+    );
+  }
 }
 
 /** Opens the manifest of an existing index for appending, or creates a new one; cuts files to the commit point. */
@@ -104,18 +115,21 @@ async function prepare(dir: string, specs: VectorSpec[]): Promise<{ manifest: Ma
   await mkdir(dir, { recursive: true });
   if (existsSync(join(dir, FILES.manifest))) {
     const manifest = readManifest(dir);
-    if (!sameVectors(manifest, specs)) {
-      const had = Object.entries(manifest.vectors)
-        .map(([k, v]) => `${k}=${v.encoder}/${v.text}`)
-        .join(", ");
-      throw new DataError(
-        dir,
-        `the index was built with vectors [${had || "none"}], this ingest asks for [${specs.map((s) => `${s.name}=${s.encoder.name}/${s.recipe.spec}`).join(", ") || "none"}]; use the same options or a new --index directory`,
-      );
-    }
+    checkVectors(dir, manifest, specs);
     await truncate(join(dir, FILES.docs), manifest.committed.bytes);
     for (const s of specs) {
-      await truncate(join(dir, FILES.vectors(s.name)), manifest.committed.docs * s.encoder.dim * 4);
+      const file = join(dir, FILES.vectors(s.name));
+      if (!manifest.vectors[s.name]) {
+        // A vector set new to this index: it starts empty and catches up (backfill) before new docs come in.
+        manifest.vectors[s.name] = {
+          encoder: s.encoder.name,
+          dim: s.encoder.dim,
+          text: s.recipe.spec,
+          docs: 0,
+        };
+        await writeFile(file, "");
+      }
+      await truncate(file, manifest.vectors[s.name].docs * s.encoder.dim * 4);
     }
     return { manifest, resumed: true };
   }
@@ -123,7 +137,10 @@ async function prepare(dir: string, specs: VectorSpec[]): Promise<{ manifest: Ma
     schema: SCHEMA_VERSION,
     createdAt: new Date().toISOString(),
     vectors: Object.fromEntries(
-      specs.map((s) => [s.name, { encoder: s.encoder.name, dim: s.encoder.dim, text: s.recipe.spec }]),
+      specs.map((s) => [
+        s.name,
+        { encoder: s.encoder.name, dim: s.encoder.dim, text: s.recipe.spec, docs: 0 },
+      ]),
     ),
     sources: [],
     committed: { docs: 0, bytes: 0 },
@@ -165,21 +182,42 @@ export async function ingest(
     options.onSkip?.(at, reason);
   };
 
+  const appendVectors = async (spec: VectorSpec, docs: StoredDoc[]) => {
+    const { dim } = spec.encoder;
+    const vectors = await spec.encoder.embed(docs.map((d) => spec.recipe.text(d)));
+    const flat = new Float32Array(docs.length * dim);
+    vectors.forEach((x, i) => {
+      if (x.length !== dim)
+        throw new Error(`encoder ${spec.encoder.name} returned ${x.length} dims, expected ${dim}`);
+      flat.set(x, i * dim);
+    });
+    await appendFile(join(dir, FILES.vectors(spec.name)), new Uint8Array(flat.buffer));
+    manifest.vectors[spec.name].docs += docs.length;
+  };
+
+  // Vector sets behind the docs (added to an existing index, or interrupted while catching up) catch up first.
+  for (const spec of specs) {
+    let done = 0;
+    let pending: StoredDoc[] = [];
+    const flush = async () => {
+      await appendVectors(spec, pending);
+      pending = [];
+      manifest.complete = false;
+      await writeManifest(dir, manifest);
+    };
+    for await (const line of storedLines(dir)) {
+      if (done++ < manifest.vectors[spec.name].docs) continue;
+      pending.push(JSON.parse(line) as StoredDoc);
+      if (pending.length >= batchSize) await flush();
+    }
+    if (pending.length) await flush();
+  }
+
   const commit = async (batch: StoredDoc[]) => {
     if (batch.length === 0) return;
-    const vectors = await Promise.all(specs.map((s) => s.encoder.embed(batch.map((d) => s.recipe.text(d)))));
+    for (const spec of specs) await appendVectors(spec, batch);
     const text = `${batch.map((d) => JSON.stringify(d)).join("\n")}\n`;
     await appendFile(join(dir, FILES.docs), text);
-    for (let v = 0; v < specs.length; v++) {
-      const { dim } = specs[v].encoder;
-      const flat = new Float32Array(batch.length * dim);
-      vectors[v].forEach((x, i) => {
-        if (x.length !== dim)
-          throw new Error(`encoder ${specs[v].encoder.name} returned ${x.length} dims, expected ${dim}`);
-        flat.set(x, i * dim);
-      });
-      await appendFile(join(dir, FILES.vectors(specs[v].name)), new Uint8Array(flat.buffer));
-    }
     manifest.committed = {
       docs: manifest.committed.docs + batch.length,
       bytes: manifest.committed.bytes + Buffer.byteLength(text),

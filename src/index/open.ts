@@ -33,6 +33,13 @@ export function openIndex(dirArg: string): OpenIndex {
   }
   const vectors: Record<string, VectorSet> = {};
   for (const [name, info] of Object.entries(manifest.vectors)) {
+    if (info.docs !== docs.size) {
+      docs.close();
+      throw new DataError(
+        dir,
+        `vector set "${name}" covers ${info.docs} of ${docs.size} abstracts; run ingest again to finish it`,
+      );
+    }
     vectors[name] = new VectorSet(join(dir, FILES.vectors(name)), info.dim, docs.size);
   }
   return { dir, manifest, docs, bm25, vectors, close: () => docs.close() };

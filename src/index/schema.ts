@@ -44,6 +44,8 @@ export interface VectorSetInfo {
   dim: number;
   /** How a doc becomes the text that is embedded (see src/index/embed-text.ts). */
   text: string;
+  /** Docs embedded so far (the set's own commit point; a set added to an existing index catches up). */
+  docs: number;
 }
 
 export interface SourceInfo {

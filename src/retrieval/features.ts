@@ -33,7 +33,8 @@ export interface FeatureContext {
 /** Names of the features of the given families, for the given vector sets. */
 export function featureNames(families: readonly Family[], vectorSets: readonly string[]): string[] {
   const out: string[] = [];
-  for (const f of families) {
+  // Same order as computeFeatures: the order of FAMILIES, whatever the order of `families`.
+  for (const f of FAMILIES.filter((x) => families.includes(x))) {
     if (f === "lexical")
       out.push("bm25", "bm25_title", "bm25_abstract", "bm25_rank", "fused", "lexical_confidence");
     if (f === "dense")

@@ -1,0 +1,161 @@
+/**
+ * Task 1.1 retrieval on our dev splits (SciFact, Climate-FEVER): plain BM25 against each dense encoder alone, the
+ * fusions and the shipped re-ranker, plus the re-ranker retrained without each feature family; then the speed
+ * of one claim's retrieval and of ingest without vectors. All figures through src/evaluation/metrics.ts.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { homeDir } from "../src/data/paths.ts";
+import type { RetrievalScores } from "../src/evaluation/metrics.ts";
+import { ingest } from "../src/index/ingest.ts";
+import { openEncoders } from "../src/retrieval/encoders.ts";
+import {
+  columns,
+  fitScorer,
+  groups,
+  type Prepared,
+  prepare,
+  scoreFusion,
+  scoreModel,
+  scoreReranked,
+} from "../src/retrieval/experiment.ts";
+import type { FAMILIES } from "../src/retrieval/features.ts";
+import { rrfFusion } from "../src/retrieval/fusion.ts";
+import { RERANKER_PATH } from "../src/retrieval/load.ts";
+import { Reranker } from "../src/retrieval/reranker.ts";
+import { Retriever } from "../src/retrieval/retriever.ts";
+import { openEvalSets } from "../src/retrieval/train.ts";
+import { type BenchSection, table } from "./report.ts";
+
+const HEADER = ["system", "R@2", "R@5", "R@10", "Bpref", "Score 1.1", "nDCG@10", "ΔR@5 vs BM25"];
+
+function row(name: string, s: RetrievalScores, base: RetrievalScores): (string | number)[] {
+  const d = s.recall_at_5 - base.recall_at_5;
+  return [
+    name,
+    s.recall_at_2,
+    s.recall_at_5,
+    s.recall_at_10,
+    s.bpref,
+    s.score_1_1,
+    s.ndcg_at_10,
+    `${d >= 0 ? "+" : ""}${d.toFixed(3)}`,
+  ];
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+export async function bench(): Promise<BenchSection> {
+  const model = Reranker.load(RERANKER_PATH);
+  const enc = await openEncoders({ workers: 2 });
+  const sets = await openEvalSets(enc, undefined, (m) => console.error(m));
+  const parts: string[] = [];
+  try {
+    const vectorSets = sets[0].retriever.vectorSets;
+    const withWords = enc.words !== undefined;
+    const fusion = model.json.fusion;
+    const depth = model.json.rerankDepth;
+    const train: Prepared[] = [];
+    const dev: Prepared[] = [];
+    for (const s of sets) {
+      train.push(await prepare(s.retriever, s.set.train, s.set.gold, fusion, depth, withWords));
+      dev.push(await prepare(s.retriever, s.set.dev, s.set.gold, fusion, depth, withWords));
+    }
+    // Ablations: the same training procedure as the shipped model, one family left out at a time.
+    const variants: { name: string; families: (typeof FAMILIES)[number][] }[] = [
+      { name: "re-ranker, lexical family only", families: ["lexical"] },
+      ...dev[0].families.map((f) => ({
+        name: `re-ranker without ${f}`,
+        families: dev[0].families.filter((x) => x !== f),
+      })),
+    ];
+    const scorers = variants.map((v) => {
+      const cols = columns(train[0], v.families, vectorSets);
+      return { ...v, cols, scorer: fitScorer(train.flatMap((p) => groups(p, cols))).scorer };
+    });
+    sets.forEach((s, i) => {
+      const p = dev[i];
+      const r = s.retriever;
+      const bm25 = scoreFusion(p, r, { bm25: 1, dense: {} });
+      const rows = [row("BM25 (same index)", bm25, bm25)];
+      for (const v of vectorSets)
+        rows.push(row(`${v} alone`, scoreFusion(p, r, { bm25: 0, dense: { [v]: 1 } }), bm25));
+      rows.push(row("RRF (BM25 + dense)", scoreRrf(p, r), bm25));
+      rows.push(row(`linear fusion ${JSON.stringify(fusion.dense)}`, scoreFusion(p, r, fusion), bm25));
+      rows.push(row("**re-ranker (shipped)**", scoreModel(p, r, model), bm25));
+      for (const v of scorers) rows.push(row(v.name, scoreReranked(p, r, v.scorer, v.cols), bm25));
+      parts.push(
+        `### ${s.set.name} dev: ${s.set.dev.length} claims (${p.claims.filter((c) => c.relevant.some(Boolean)).length} with a relevant abstract in the top ${depth}), ${s.retriever.index.docs.size} abstracts\n\n${table(HEADER, rows)}`,
+      );
+    });
+
+    // Latency of one claim (claim embedding, candidates, re-ranking) on the SciFact index, after warm-up.
+    const sci = sets[0];
+    const single = new Retriever(sci.retriever.index, {
+      encoders: (await openEncoders({ workers: 0 })).encoders,
+      words: enc.words,
+      reranker: model,
+    });
+    const claims = sci.set.dev.map((c) => c.text);
+    for (const c of claims.slice(0, 20)) await single.retrieve(c);
+    const times: number[] = [];
+    for (const c of claims.slice(20, 220)) {
+      const t = performance.now();
+      await single.retrieve(c, 10);
+      times.push(performance.now() - t);
+    }
+    parts.push(
+      `### Speed\n\n${table(
+        ["measure", "value"],
+        [
+          [
+            `one claim on SciFact (${sci.retriever.index.docs.size} abstracts), p50`,
+            `${percentile(times, 50).toFixed(1)} ms`,
+          ],
+          [
+            `one claim, p95 (${times.length} dev claims after 20 warm-up)`,
+            `${percentile(times, 95).toFixed(1)} ms`,
+          ],
+          ["ingest SciFact without vectors", await ingestRate(sci.set.corpus)],
+        ],
+      )}\n\nOne claim = claim embedding (USE-lite in-process, uncached claims) + BM25 top ${model.json.depth.bm25} + dense top ${model.json.depth.dense} + features and re-ranking of the top ${depth}.`,
+    );
+  } finally {
+    for (const s of sets) s.close();
+    await enc.close();
+  }
+  return {
+    id: "retrieval",
+    title: "Abstract retrieval (task 1.1): BM25, dense, fusion, re-ranker and ablations",
+    command: "npm run bench -- retrieval",
+    markdown: parts.join("\n\n"),
+  };
+}
+
+function scoreRrf(p: Prepared, r: Retriever): RetrievalScores {
+  // RRF scores replace the fused scores; the ordering logic is scoreFusion's, with weights that reproduce RRF.
+  const orders = p.claims.map(({ stage }) => {
+    const s = rrfFusion(stage.cands);
+    return stage.cands
+      .map((_, i) => i)
+      .sort((a, b) => s[b] - s[a] || stage.cands[a].docno - stage.cands[b].docno);
+  });
+  const fake = {
+    ...p,
+    claims: p.claims.map((c, i) => ({ ...c, rows: [], x: [], stage: { ...c.stage, order: orders[i] } })),
+  };
+  return scoreReranked(fake, r, () => 0, []);
+}
+
+async function ingestRate(corpus: string): Promise<string> {
+  const dir = join(homeDir(), "bench-tmp", "ingest-novec");
+  rmSync(dir, { recursive: true, force: true });
+  const t = performance.now();
+  const r = await ingest(corpus, dir);
+  const s = (performance.now() - t) / 1000;
+  rmSync(dir, { recursive: true, force: true });
+  return `${r.total} abstracts in ${s.toFixed(1)} s = ${(r.total / s).toFixed(0)} abstracts/s`;
+}

@@ -1,0 +1,158 @@
+/**
+ * Shared by training and the benchmark: stage 1 and full features of a set of claims, computed once, then any
+ * fusion, feature subset or model is evaluated on them with the official scorer (src/evaluation/metrics.ts).
+ */
+import { type RetrievalScores, scoreRetrieval } from "../evaluation/metrics.ts";
+import type { Claim, LabelledPair, Task1Prediction } from "../types.ts";
+import { FAMILIES, type Family, featureNames } from "./features.ts";
+import { type FusionWeights, linearFusion, order } from "./fusion.ts";
+import { type Reranker, type TrainingGroup, trainPairwise } from "./reranker.ts";
+import type { Retriever, Stage1 } from "./retriever.ts";
+
+export interface PreparedClaim {
+  claim: Claim;
+  stage: Stage1;
+  /** Candidate indices (fused order) that have feature rows. */
+  rows: number[];
+  /** Feature rows of all families. */
+  x: Float32Array[];
+  relevant: boolean[];
+}
+
+export interface Prepared {
+  names: string[];
+  families: Family[];
+  claims: PreparedClaim[];
+  gold: LabelledPair[];
+}
+
+/** Stage 1 with the given fusion, then features of the top `depth` candidates with every family available. */
+export async function prepare(
+  retriever: Retriever,
+  claims: Claim[],
+  gold: LabelledPair[],
+  fusion: FusionWeights,
+  depth: number,
+  withWordVectors: boolean,
+  /** Stage 1 already computed for these claims (re-fused here), to avoid embedding the claims twice. */
+  stages?: Stage1[],
+): Promise<Prepared> {
+  const families = FAMILIES.filter((f) => f !== "wordvec" || withWordVectors);
+  const relevantOf = new Map<string, Set<string>>();
+  for (const g of gold) {
+    if (g.label === "Not Enough Information") continue;
+    let s = relevantOf.get(g.claimId);
+    if (!s) relevantOf.set(g.claimId, (s = new Set()));
+    s.add(g.abstractId);
+  }
+  const base = stages ?? (await retriever.stage1(claims.map((c) => c.text)));
+  const out: PreparedClaim[] = base.map((s0, i) => {
+    const fused = linearFusion(s0.cands, fusion);
+    const stage = { ...s0, fused, order: order(s0.cands, fused) };
+    const { rows, x } = retriever.features(stage, families, depth);
+    const rel = relevantOf.get(claims[i].id) ?? new Set<string>();
+    const relevant = rows.map((r) => rel.has(retriever.index.docs.id(stage.cands[r].docno)));
+    return { claim: claims[i], stage, rows, x, relevant };
+  });
+  return { names: featureNames(families, retriever.vectorSets), families, claims: out, gold };
+}
+
+/** Re-fuses stage 1 with other weights (candidates are unchanged; features relative to the old fusion are not). */
+export function refuse(p: Prepared, fusion: FusionWeights): Stage1[] {
+  return p.claims.map(({ stage }) => {
+    const fused = linearFusion(stage.cands, fusion);
+    return { ...stage, fused, order: order(stage.cands, fused) };
+  });
+}
+
+/** Predictions from a per-claim ordering of candidate indices. */
+function predictions(p: Prepared, orders: number[][], retriever: Retriever, k: number): Task1Prediction[] {
+  const out: Task1Prediction[] = [];
+  orders.forEach((o, i) => {
+    const c = p.claims[i];
+    o.slice(0, k).forEach((cand, r) => {
+      out.push({
+        claimId: c.claim.id,
+        abstractId: retriever.index.docs.id(c.stage.cands[cand].docno),
+        rank: r + 1,
+      });
+    });
+  });
+  return out;
+}
+
+/** Scores of stage 1 under a fusion. */
+export function scoreFusion(
+  p: Prepared,
+  retriever: Retriever,
+  fusion: FusionWeights,
+  k = 10,
+): RetrievalScores {
+  return scoreRetrieval(
+    predictions(
+      p,
+      refuse(p, fusion).map((s) => s.order),
+      retriever,
+      k,
+    ),
+    p.gold,
+  );
+}
+
+/** Column indices of the features of the given families. */
+export function columns(p: Prepared, families: readonly Family[], vectorSets: readonly string[]): number[] {
+  const want = new Set(featureNames(families, vectorSets));
+  return p.names.map((n, i) => (want.has(n) ? i : -1)).filter((i) => i >= 0);
+}
+
+const pick = (x: Float32Array, cols: number[]) => Float32Array.from(cols, (c) => x[c]);
+
+/** Training groups from prepared claims, restricted to some columns; each data set weighs the same in total. */
+export function groups(p: Prepared, cols: number[]): TrainingGroup[] {
+  const usable = p.claims.filter((c) => c.relevant.some(Boolean) && c.relevant.some((r) => !r));
+  return usable.map((c) => ({
+    rows: c.x.map((x) => pick(x, cols)),
+    relevant: c.relevant,
+    weight: 1 / usable.length,
+  }));
+}
+
+export type Scorer = (x: Float32Array) => number;
+
+export function fitScorer(train: TrainingGroup[]): { scorer: Scorer; fit: ReturnType<typeof trainPairwise> } {
+  const fit = trainPairwise(train);
+  const { standardiser, model } = fit;
+  const scorer: Scorer = (x) => {
+    let s = model.bias[0];
+    for (let j = 0; j < x.length; j++)
+      s += ((x[j] - standardiser.mean[j]) / standardiser.std[j]) * model.weights[j];
+    return s;
+  };
+  return { scorer, fit };
+}
+
+/** Scores of re-ranking the prepared head with a scorer over the given columns (tail stays in fused order). */
+export function scoreReranked(
+  p: Prepared,
+  retriever: Retriever,
+  scorer: Scorer,
+  cols: number[],
+  k = 10,
+): RetrievalScores {
+  const orders = p.claims.map((c) => {
+    const s = c.x.map((x) => scorer(pick(x, cols)));
+    const head = c.rows
+      .map((r, j) => ({ r, s: s[j] }))
+      .sort((a, b) => b.s - a.s || c.stage.cands[a.r].docno - c.stage.cands[b.r].docno)
+      .map((h) => h.r);
+    return [...head, ...c.stage.order.slice(c.rows.length)];
+  });
+  return scoreRetrieval(predictions(p, orders, retriever, k), p.gold);
+}
+
+/** The shipped re-ranker's scores on prepared claims (uses all its columns by name). */
+export function scoreModel(p: Prepared, retriever: Retriever, model: Reranker, k = 10): RetrievalScores {
+  const cols = model.json.names.map((n) => p.names.indexOf(n));
+  if (cols.some((c) => c < 0)) throw new Error("model features missing from the prepared claims");
+  return scoreReranked(p, retriever, (x) => model.score(x), cols, k);
+}
