@@ -41,9 +41,9 @@ export async function prepare(
   const relevantOf = new Map<string, Set<string>>();
   for (const g of gold) {
     if (g.label === "Not Enough Information") continue;
-    let s = relevantOf.get(g.claimId);
-    if (!s) relevantOf.set(g.claimId, (s = new Set()));
+    const s = relevantOf.get(g.claimId) ?? new Set<string>();
     s.add(g.abstractId);
+    relevantOf.set(g.claimId, s);
   }
   const base = stages ?? (await retriever.stage1(claims.map((c) => c.text)));
   const out: PreparedClaim[] = base.map((s0, i) => {
