@@ -28,6 +28,8 @@ export async function loadVerificationModel(path = DEFAULT_MODEL_PATH): Promise<
 
 export interface BuiltinOptions {
   modelPath?: string;
+  /** A model already in memory (wins over modelPath). */
+  model?: VerificationModel;
   /** An open encoder to share (it is then not closed with the verifier); default: USE-lite. */
   encoder?: SentenceEncoder;
   /** Pairs per encoder call. */
@@ -35,7 +37,7 @@ export interface BuiltinOptions {
 }
 
 export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise<Verifier> {
-  const model = await loadVerificationModel(options.modelPath);
+  const model = options.model ?? (await loadVerificationModel(options.modelPath));
   const encoder = options.encoder ?? (await openUseLite());
   if (encoder.name.split("@")[0] !== model.json.encoder.split("@")[0]) {
     throw new Error(`the verification model was trained with ${model.json.encoder}, not ${encoder.name}`);

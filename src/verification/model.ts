@@ -99,9 +99,10 @@ export class VerificationModel {
   async score(pairs: readonly PreparedPair[], embed: Embed): Promise<PairOutput[]> {
     const texts = new Map<string, number>();
     const slot = (t: string) => {
-      let i = texts.get(t);
-      if (i === undefined) texts.set(t, (i = texts.size));
-      return i;
+      const known = texts.get(t);
+      if (known !== undefined) return known;
+      texts.set(t, texts.size);
+      return texts.size - 1;
     };
     const plan = pairs.map((p) => ({
       claim: slot(p.claim),

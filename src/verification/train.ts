@@ -9,7 +9,7 @@ import { trainingFiles } from "../data/paths.ts";
 import { readClimateFever, readSciFactClaims, readSciFactCorpus } from "../data/training-sets.ts";
 import { scoreVerification, type VerificationScores } from "../evaluation/metrics.ts";
 import { expectedCalibrationError, fitTemperature, softmaxWithTemperature } from "../learning/calibration.ts";
-import { LogisticModel, trainLogistic } from "../learning/logistic.ts";
+import { trainLogistic } from "../learning/logistic.ts";
 import { hashUnit } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
@@ -169,7 +169,9 @@ export async function trainVerificationModel(
   for (let f = 0; f < folds; f++) {
     const fitIdx: number[] = [];
     const predIdx: number[] = [];
-    stance.forEach((s, i) => (foldOf(train[s.pair].claimId, folds) === f ? predIdx : fitIdx).push(i));
+    stance.forEach((s, i) => {
+      (foldOf(train[s.pair].claimId, folds) === f ? predIdx : fitIdx).push(i);
+    });
     const m = fitStance(fitIdx);
     for (const i of predIdx) oofStance[i] = m.predictProba(X[i]);
     log(`stance fold ${f + 1}/${folds}: ${fitIdx.length} fit, ${predIdx.length} held out`);
@@ -195,7 +197,9 @@ export async function trainVerificationModel(
   for (let f = 0; f < folds; f++) {
     const fitIdx: number[] = [];
     const predIdx: number[] = [];
-    train.forEach((e, i) => (foldOf(e.claimId, folds) === f ? predIdx : fitIdx).push(i));
+    train.forEach((e, i) => {
+      (foldOf(e.claimId, folds) === f ? predIdx : fitIdx).push(i);
+    });
     const m = fitPair(fitIdx);
     for (const i of predIdx) oofLogits[i] = m.decision(pairX[i]);
   }

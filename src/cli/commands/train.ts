@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { openUseLite } from "../../encoders/sentence-encoder.ts";
 import { buildNarrativeModels } from "../../narratives/build.ts";
+import { buildVerificationModel } from "../../verification/build.ts";
 
 export interface TrainCommandOptions {
   /** Training data folder (default: $CLIMATECHECK_DATA or ../shared/data). */
@@ -27,6 +28,8 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
       openEncoder: () => openUseLite(),
       log,
     }),
+  verification: (o) =>
+    buildVerificationModel({ dataDir: o.data, outDir: o.out, openEncoder: () => openUseLite(), log }),
 };
 
 export function register(program: Command): void {
