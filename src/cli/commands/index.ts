@@ -6,6 +6,7 @@ import { register as ingest } from "./ingest.ts";
 import { register as predict } from "./predict.ts";
 import { register as retrieve } from "./retrieve.ts";
 import { register as train } from "./train.ts";
+import { register as verify } from "./verify.ts";
 
 export function registerCommands(program: Command): void {
   classify(program);
@@ -14,4 +15,5 @@ export function registerCommands(program: Command): void {
   predict(program);
   retrieve(program);
   train(program);
+  verify(program);
 }
