@@ -9,6 +9,7 @@ import type { Bench, BenchSection } from "./report.ts";
 /** Registry: id -> loader. Each bench module exports `bench: Bench`. */
 const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "parquet-memory": () => import("./parquet-memory.ts"),
+  narratives: () => import("./narratives.ts"),
   verification: () => import("./verification.ts"),
 };
 
