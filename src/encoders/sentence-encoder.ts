@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { cacheDir } from "../data/paths.ts";
-import { loadUseLiteModel, USE_LITE_DIM, USE_LITE_NAME } from "./use-lite-model.ts";
+import { sharedUseLiteModel, USE_LITE_DIM, USE_LITE_NAME } from "./use-lite-model.ts";
 import { cacheKey, openVectorCache, type VectorCache } from "./vector-cache.ts";
 import { type BatchEmbedder, startUseLitePool } from "./worker-pool.ts";
 
@@ -47,7 +47,7 @@ const DEFAULT_WORKERS = 2;
 const POOL_MIN_TEXTS = 48;
 
 function inProcess(): BatchEmbedder & { ready: Promise<unknown> } {
-  const model = loadUseLiteModel();
+  const model = sharedUseLiteModel();
   return {
     ready: model,
     embedBatch: async (texts) => (await model).embedBatch(texts),

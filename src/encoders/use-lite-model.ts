@@ -95,3 +95,14 @@ export async function loadUseLiteModel(): Promise<UseLiteModel> {
 
   return { tokenize, embedBatch };
 }
+
+let shared: Promise<UseLiteModel> | undefined;
+
+/** One model per thread, shared by every in-process encoder (a model holds ~100 MB and takes a second to load). */
+export function sharedUseLiteModel(): Promise<UseLiteModel> {
+  shared ??= loadUseLiteModel().catch((e) => {
+    shared = undefined;
+    throw e;
+  });
+  return shared;
+}
