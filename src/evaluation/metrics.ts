@@ -128,7 +128,7 @@ export function canonicalLabel(raw: string): Label {
 }
 
 /** Claim -> abstract -> canonical gold label. */
-function goldByClaim(gold: readonly LabelledPair[]): Map<string, Map<string, Label>> {
+export function goldByClaim(gold: readonly LabelledPair[]): Map<string, Map<string, Label>> {
   const byClaim = new Map<string, Map<string, Label>>();
   for (const g of gold) {
     const judged = byClaim.get(g.claimId) ?? new Map<string, Label>();
@@ -139,7 +139,7 @@ function goldByClaim(gold: readonly LabelledPair[]): Map<string, Map<string, Lab
 }
 
 /** Claim -> its ranking (stable sort by rank, first occurrence of an abstract kept), claims in first-seen order. */
-function rankings(preds: readonly Task1Prediction[]): Map<string, Task1Prediction[]> {
+export function rankings(preds: readonly Task1Prediction[]): Map<string, Task1Prediction[]> {
   const byClaim = new Map<string, Task1Prediction[]>();
   for (const p of preds) {
     const list = byClaim.get(p.claimId);
