@@ -23,6 +23,11 @@ const lexicalSlots = (families: readonly Family[]): number[] => {
   return slots;
 };
 
+/** The lexical features of the switched-on families, in vector order. */
+export function lexicalSubset(families: readonly Family[], lexical: readonly number[]): number[] {
+  return lexicalSlots(families).map((slot) => lexical[slot]);
+}
+
 export function stanceDim(families: readonly Family[], encoderDim: number): number {
   let d = lexicalSlots(families).length;
   if (families.includes("use_raw")) d += 2 * encoderDim;
@@ -66,7 +71,7 @@ export interface CandidateScore {
   stance: ArrayLike<number>;
 }
 
-export const PAIR_FEATURE_NAMES = [
+export const PAIR_STANCE_FEATURES = [
   "best_s",
   "best_r",
   "best_n",
@@ -79,6 +84,10 @@ export const PAIR_FEATURE_NAMES = [
   "log_sentences",
 ] as const;
 
+export function pairDim(families: readonly Family[]): number {
+  return PAIR_STANCE_FEATURES.length + lexicalSlots(families).length;
+}
+
 /** The candidate whose stance is least NEI (ties: the earlier candidate). */
 export function bestCandidate(candidates: readonly CandidateScore[]): CandidateScore {
   let best = candidates[0];
@@ -86,7 +95,16 @@ export function bestCandidate(candidates: readonly CandidateScore[]): CandidateS
   return best;
 }
 
-export function pairFeatures(candidates: readonly CandidateScore[], sentenceCount: number): Float32Array {
+/**
+ * Pair features: stance aggregates plus the lexical features of the least-NEI candidate (polarity cues such as
+ * null results reach the pair decision directly, not only through the wide stance model).
+ */
+export function pairFeatures(
+  families: readonly Family[],
+  candidates: readonly CandidateScore[],
+  sentenceCount: number,
+  lexicalOf: (index: number) => readonly number[],
+): Float32Array {
   const best = bestCandidate(candidates);
   let maxS = 0;
   let maxR = 0;
@@ -97,7 +115,7 @@ export function pairFeatures(candidates: readonly CandidateScore[], sentenceCoun
     maxSel = Math.max(maxSel, c.selector);
   }
   const eps = 1e-6;
-  return Float32Array.of(
+  const stance = [
     best.stance[0],
     best.stance[1],
     best.stance[2],
@@ -108,5 +126,6 @@ export function pairFeatures(candidates: readonly CandidateScore[], sentenceCoun
     maxSel,
     sentenceCount === 1 ? 1 : 0,
     Math.log(sentenceCount) / 3,
-  );
+  ];
+  return Float32Array.from([...stance, ...lexicalSubset(families, lexicalOf(best.index))]);
 }

@@ -116,7 +116,8 @@ export class VerificationModel {
         selector: c.selector,
         stance: this.stanceProbs(u, vectors[plan[i].candidates[k]], p.lexical[c.index]),
       }));
-      return { logits: this.pair.decision(pairFeatures(candidates, p.sentences.length)), candidates };
+      const x = pairFeatures(this.json.families, candidates, p.sentences.length, (j) => p.lexical[j]);
+      return { logits: this.pair.decision(x), candidates };
     });
   }
 

@@ -14,14 +14,7 @@ import { hashUnit } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
 import { climateFeverExamples, type SourcedExample, sciFactExamples, splitByClaim } from "./examples.ts";
-import {
-  ALL_FAMILIES,
-  type Family,
-  PAIR_FEATURE_NAMES,
-  pairFeatures,
-  stanceDim,
-  stanceFeatures,
-} from "./features.ts";
+import { ALL_FAMILIES, type Family, pairDim, pairFeatures, stanceDim, stanceFeatures } from "./features.ts";
 import { profile } from "./lexical.ts";
 import {
   type Embed,
@@ -59,6 +52,8 @@ export interface TrainOptions {
   /** Folds of the out-of-fold predictions. */
   folds?: number;
   stanceL2?: number;
+  /** L-BFGS iterations of the stance model (the costly fit; fewer for quick ablations). */
+  stanceMaxIter?: number;
   pairL2?: number;
   log?: (message: string) => void;
 }
@@ -161,7 +156,13 @@ export async function trainVerificationModel(
       idx.map((i) => X[i]),
       idx.map((i) => Y[i]),
       dim,
-      { kind: "multinomial", classes: 3, l2: stanceL2, classWeight: "balanced", maxIter: 150 },
+      {
+        kind: "multinomial",
+        classes: 3,
+        l2: stanceL2,
+        classWeight: "balanced",
+        maxIter: options.stanceMaxIter ?? 150,
+      },
     );
 
   // 3. Out-of-fold stance probabilities -> pair features.
@@ -179,8 +180,10 @@ export async function trainVerificationModel(
   const bySentence = new Map(stance.map((s, i) => [`${s.pair}:${s.sentence}`, oofStance[i]]));
   const pairX = train.map((e, i) =>
     pairFeatures(
+      families,
       candidates[i].map((c) => ({ ...c, stance: bySentence.get(`${i}:${c.index}`) as Float32Array })),
       e.sentences.length,
+      (j) => lexical[i][j],
     ),
   );
   const pairY = train.map((e) => labelIndex(e.label));
@@ -188,8 +191,9 @@ export async function trainVerificationModel(
     trainLogistic(
       idx.map((i) => pairX[i]),
       idx.map((i) => pairY[i]),
-      PAIR_FEATURE_NAMES.length,
-      { kind: "multinomial", classes: 3, l2: pairL2, maxIter: 300 },
+      pairDim(families),
+      // Balanced: Refutes is rare and the costliest miss; the NEI threshold can take precision back.
+      { kind: "multinomial", classes: 3, l2: pairL2, classWeight: "balanced", maxIter: 300 },
     );
 
   // 4. Out-of-fold pair logits -> temperature and NEI confidence threshold.
