@@ -1,5 +1,6 @@
 /** Every subcommand registers itself on the program here; one line per command module. */
 import type { Command } from "commander";
+import { register as check } from "./check.ts";
 import { register as classify } from "./classify.ts";
 import { register as evaluate } from "./evaluate.ts";
 import { register as ingest } from "./ingest.ts";
@@ -9,6 +10,7 @@ import { register as train } from "./train.ts";
 import { register as verify } from "./verify.ts";
 
 export function registerCommands(program: Command): void {
+  check(program);
   classify(program);
   evaluate(program);
   ingest(program);

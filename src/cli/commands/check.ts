@@ -1,0 +1,73 @@
+/** `climatecheck check "CLAIM"`: narratives, the top abstracts with verdicts and rationales, summary and caution. */
+import type { Command } from "commander";
+import { DataError } from "../../data/errors.ts";
+import { DEFAULT_K, MAX_K, openPipeline } from "../../pipeline/pipeline.ts";
+import type { CheckResult } from "../../pipeline/result.ts";
+import { BACKENDS, resolveVerifierConfig } from "../../verification/config.ts";
+import { indexWithProgress } from "../index-progress.ts";
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The readable report of one check (what the command prints without --json). */
+export function formatCheck(r: CheckResult): string {
+  const out: string[] = [`Claim: ${r.claim}`, "", "Narratives:"];
+  for (const n of r.narratives) out.push(`  ${n.code}  ${n.name} (${pct(n.probability)})`);
+  out.push("", `Evidence (${r.evidence.length} abstracts):`);
+  for (const e of r.evidence) {
+    const where = [e.year ? String(e.year) : "", e.url ?? ""].filter(Boolean).join(" · ");
+    out.push(`${String(e.rank).padStart(3)}. [${e.label} ${pct(e.confidence)}] ${e.title ?? "(untitled)"}`);
+    out.push(`     id ${e.abstract_id}${where ? ` · ${where}` : ""}`);
+    for (const s of e.rationale) out.push(`     > ${s}`);
+  }
+  const s = r.summary;
+  out.push("", `Summary: ${s.text} (lean: ${s.lean}, ${pct(s.lean_confidence)})`);
+  out.push(
+    r.caution.needs_human_review ? `Caution: needs human review. ${r.caution.reason}` : "Caution: none",
+  );
+  const t = r.timings_ms;
+  out.push(
+    "",
+    `Time: narratives ${t.narratives} ms · retrieval ${t.retrieval} ms · verification ${t.verification} ms · total ${t.total} ms`,
+  );
+  return `${out.join("\n")}\n`;
+}
+
+interface CheckOptions {
+  k: string;
+  json?: boolean;
+  index?: string;
+  fast?: boolean;
+  backend?: string;
+  config?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command("check")
+    .description("Check one claim: narratives, top abstracts with verdicts and rationale sentences, summary")
+    .argument("<claim>", "the claim to check")
+    .option("--k <n>", "abstracts to retrieve and verify", String(DEFAULT_K))
+    .option("--json", "print the result as one JSON object (see README, CheckResult)")
+    .option("--index <dir>", "index directory (default: the default index, built on first use)")
+    .option("--fast", "no sentence encoder for narratives, no re-ranker")
+    .option(
+      "--backend <name>",
+      `verifier backend (${BACKENDS.join(", ")}); default: the config's, else builtin`,
+    )
+    .option("--config <file>", "verifier config JSON (backend settings)")
+    .action(async (claim: string, opts: CheckOptions) => {
+      const k = Number(opts.k);
+      if (!Number.isInteger(k) || k < 1 || k > MAX_K)
+        program.error(`--k must be a whole number from 1 to ${MAX_K}`);
+      if (claim.trim() === "") throw new DataError("claim", "claim is empty");
+      const verifier = await resolveVerifierConfig(opts);
+      const index = await indexWithProgress(opts.index);
+      const pipeline = await openPipeline({ index, fast: opts.fast, verifier });
+      try {
+        const result = await pipeline.check(claim, { k });
+        process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
+      } finally {
+        await pipeline.close();
+      }
+    });
+}

@@ -1,0 +1,122 @@
+/**
+ * The default index (homeDir()/index/default), built on first use from the corpora at hand: the corpus named by
+ * $CLIMATECHECK_CORPUS, else the SciFact abstracts and the Climate-FEVER evidence sentences of the training data,
+ * ingested one after the other into one index. It is built in a `.partial` folder (ingest resumes there after an
+ * interruption) and renamed into place when complete, so the default index is either whole or absent; a lock
+ * file keeps two processes from building it at once.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { CorpusFormat } from "../data/climatecheck.ts";
+import { DataError } from "../data/errors.ts";
+import { homeDir, trainingDataDir, trainingFiles } from "../data/paths.ts";
+import { countLines } from "../index/count-lines.ts";
+import { type IngestProgress, ingest, type VectorSpec } from "../index/ingest.ts";
+import { openEncoders } from "../retrieval/encoders.ts";
+
+export const defaultIndexDir = (): string => join(homeDir(), "index", "default");
+
+export interface CorpusSource {
+  path: string;
+  format: CorpusFormat;
+}
+
+export interface DefaultIndexProgress extends IngestProgress {
+  corpus: string;
+  /** 1-based position of this corpus among `steps`. */
+  step: number;
+  steps: number;
+  /** Lines of the corpus file (the bar's total), when known. */
+  total?: number;
+}
+
+export interface DefaultIndexOptions {
+  dir?: string;
+  corpora?: CorpusSource[];
+  /** Vector sets to build (default: the retriever's, as `climatecheck ingest` builds them). */
+  openVectors?: () => Promise<{ specs: VectorSpec[]; close(): Promise<void> }>;
+}
+
+/** $CLIMATECHECK_CORPUS, else whichever of SciFact and Climate-FEVER exist under trainingDataDir(). */
+export function defaultCorpora(): CorpusSource[] {
+  const fromEnv = process.env.CLIMATECHECK_CORPUS;
+  if (fromEnv) {
+    if (!existsSync(fromEnv))
+      throw new DataError(fromEnv, "CLIMATECHECK_CORPUS names a file that does not exist");
+    return [{ path: resolve(fromEnv), format: "auto" }];
+  }
+  const f = trainingFiles();
+  const found: CorpusSource[] = [
+    { path: f.scifactCorpus, format: "scifact" as const },
+    { path: f.climateFever, format: "climate-fever" as const },
+  ].filter((c) => existsSync(c.path));
+  if (found.length === 0) {
+    throw new DataError(
+      trainingDataDir(),
+      "no corpus for the default index: set CLIMATECHECK_CORPUS to a corpus file, or CLIMATECHECK_DATA to the training data",
+    );
+  }
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/** Takes the build lock, or waits for the process holding it; returns false when that process built the index. */
+async function lock(file: string, dir: string): Promise<boolean> {
+  for (;;) {
+    if (existsSync(dir)) return false;
+    try {
+      await writeFile(file, String(process.pid), { flag: "wx" });
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    const holder = Number(readFileSync(file, "utf8"));
+    if (!Number.isInteger(holder) || holder <= 0 || !alive(holder)) await rm(file, { force: true });
+    else await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** The default index directory, built first when missing. */
+export async function ensureDefaultIndex(
+  onProgress?: (p: DefaultIndexProgress) => void,
+  options: DefaultIndexOptions = {},
+): Promise<string> {
+  const dir = resolve(options.dir ?? defaultIndexDir());
+  if (existsSync(dir)) return dir;
+  const corpora = options.corpora ?? defaultCorpora();
+  await mkdir(dirname(dir), { recursive: true });
+  const lockFile = `${dir}.lock`;
+  if (!(await lock(lockFile, dir))) return dir;
+  try {
+    const partial = `${dir}.partial`;
+    const vectors = await (options.openVectors ?? (() => openEncoders({ workers: 2 })))();
+    try {
+      for (const [i, c] of corpora.entries()) {
+        const total = onProgress ? await countLines(c.path) : undefined;
+        await ingest(c.path, partial, {
+          format: c.format,
+          vectors: vectors.specs,
+          // Rows without an id or text are skipped, as `climatecheck ingest` does; the rest is indexed.
+          onSkip: () => {},
+          onProgress: (p) =>
+            onProgress?.({ ...p, corpus: c.path, step: i + 1, steps: corpora.length, total }),
+        });
+      }
+    } finally {
+      await vectors.close();
+    }
+    await rename(partial, dir);
+    return dir;
+  } finally {
+    await rm(lockFile, { force: true });
+  }
+}

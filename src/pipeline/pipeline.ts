@@ -1,0 +1,276 @@
+/**
+ * The product in one object: index, retriever (with its re-ranker), verifier and narrative classifier are loaded
+ * once, then `check` runs narratives + retrieval + verification of the top k abstracts for a claim. The CLI's
+ * `check`, the HTTP server and the benchmarks all go through here.
+ *
+ * USE-lite is the costly part (about 30 ms a claim, 50 ms a sentence on the reference machine), so it is spent
+ * only where it pays: one in-process encoder serves the narratives model and the verifier, the claim is embedded
+ * once (the vector cache serves the later stages), and the verifier reads the sentence boundaries the index already
+ * stores instead of splitting abstracts again; only the verifier's few candidate sentences per abstract are new.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DataError } from "../data/errors.ts";
+import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
+import type { StoredDoc } from "../index/schema.ts";
+import {
+  FAST_MODEL_FILE,
+  FULL_MODEL_FILE,
+  NARRATIVES_MODEL_DIR,
+  NarrativeClassifier,
+  readNarrativeModel,
+} from "../narratives/classifier.ts";
+import { openRetriever } from "../retrieval/load.ts";
+import { checkClaim, type Retriever } from "../retrieval/retriever.ts";
+import { narrativeInfo } from "../taxonomy/cards.ts";
+import { openBuiltinVerifier } from "../verification/builtin.ts";
+import { openVerifier, type VerifierConfig } from "../verification/config.ts";
+import { abstractSentences, type Verdict, type Verifier } from "../verification/verifier.ts";
+import { type DefaultIndexProgress, ensureDefaultIndex } from "./default-index.ts";
+import type { AbstractRecord, CheckResult, Evidence, NarrativeHit, PairVerdict } from "./result.ts";
+import { assess } from "./summary.ts";
+
+/** Most abstracts one check may ask for (each is verified, so the cost grows with k). */
+export const MAX_K = 50;
+export const DEFAULT_K = 5;
+
+/** An abstract given as text instead of an index id. */
+export interface AbstractText {
+  abstract: string;
+  title?: string;
+}
+
+export interface Pipeline {
+  /** Index directory the pipeline searches. */
+  readonly indexDir: string;
+  /** Verifier backend name, e.g. "builtin:use-lite@0.2.0". */
+  readonly verifierName: string;
+  /** Number of abstracts in the index. */
+  readonly abstracts: number;
+  check(claim: string, options?: { k?: number }): Promise<CheckResult>;
+  narratives(claim: string): Promise<NarrativeHit[]>;
+  verify(claim: string, abstract: string | AbstractText): Promise<PairVerdict>;
+  /** An abstract of the index by id; undefined when there is none. */
+  abstract(id: string): AbstractRecord | undefined;
+  close(): Promise<void>;
+}
+
+export interface PipelineOptions {
+  /** Index directory; default: the default index (built on first use, see default-index.ts). */
+  index?: string;
+  /** Verifier backend settings (src/verification/config.ts); default: the built-in verifier. */
+  verifier?: VerifierConfig;
+  /** The narratives model without the sentence encoder, and stage-1 retrieval without the re-ranker. */
+  fast?: boolean;
+  /** Progress of building the default index. */
+  onIndexProgress?: (p: DefaultIndexProgress) => void;
+}
+
+/** The already-loaded parts a pipeline runs on (openPipeline loads them; tests inject small ones). */
+export interface PipelineParts {
+  retriever: Retriever;
+  verifier: Verifier;
+  classifier: Pick<NarrativeClassifier, "classify">;
+  /** Releases what the parts hold. */
+  close(): Promise<void>;
+}
+
+const r4 = (x: number) => Math.round(x * 10000) / 10000;
+const ms = (from: number) => Math.round((performance.now() - from) * 10) / 10;
+
+function links(doc: Pick<StoredDoc, "doi" | "url" | "year">): Pick<PairVerdict, "year" | "doi" | "url"> {
+  const out: Pick<PairVerdict, "year" | "doi" | "url"> = {};
+  if (doc.year) out.year = doc.year;
+  if (doc.doi) out.doi = doc.doi;
+  const url =
+    doc.url ?? (doc.doi ? `https://doi.org/${doc.doi.replace(/^https?:\/\/(dx\.)?doi\.org\//, "")}` : "");
+  if (url) out.url = url;
+  return out;
+}
+
+function record(doc: StoredDoc): AbstractRecord {
+  return {
+    abstract_id: doc.id,
+    title: doc.title ?? null,
+    ...links(doc),
+    abstract: doc.abstract,
+    sentences: doc.sentences,
+  };
+}
+
+function pairVerdict(
+  id: string | null,
+  title: string | null,
+  sentences: string[],
+  v: Verdict,
+): Omit<PairVerdict, "year" | "doi" | "url"> {
+  // Backends promise indices into the sentences; drop any that are not, rather than show a wrong sentence.
+  const indices = v.rationale.filter((i) => Number.isInteger(i) && i >= 0 && i < sentences.length);
+  return {
+    abstract_id: id,
+    title,
+    label: v.label,
+    confidence: r4(v.confidence),
+    p_supports: r4(v.probs.supports),
+    p_refutes: r4(v.probs.refutes),
+    p_nei: r4(v.probs.nei),
+    rationale: indices.map((i) => sentences[i]),
+    rationale_indices: indices,
+    sentences,
+  };
+}
+
+/** A pipeline over loaded parts. */
+export function createPipeline(parts: PipelineParts): Pipeline {
+  const { retriever, verifier, classifier } = parts;
+  const docs = retriever.index.docs;
+
+  async function classify(claim: string): Promise<{ hits: NarrativeHit[]; normative: number }> {
+    const [p] = await classifier.classify([claim]);
+    const hits = p.codes
+      .map((code) => {
+        const info = narrativeInfo(code);
+        return {
+          code,
+          name: info.name,
+          description: info.description,
+          probability: r4(p.probabilities[code] ?? 0),
+        };
+      })
+      .sort((a, b) => b.probability - a.probability);
+    // Groups are one softmax, so P(group 4 or 5) is the sum of the two group-code marginals.
+    const normative = (p.probabilities["4_0"] ?? 0) + (p.probabilities["5_0"] ?? 0);
+    return { hits, normative };
+  }
+
+  function docById(id: string): StoredDoc | undefined {
+    const docno = docs.docno(id);
+    return docno === undefined ? undefined : docs.get(docno);
+  }
+
+  return {
+    indexDir: retriever.index.dir,
+    verifierName: verifier.name,
+    abstracts: docs.size,
+
+    async check(claim, options = {}) {
+      const k = options.k ?? DEFAULT_K;
+      if (!Number.isInteger(k) || k < 1 || k > MAX_K)
+        throw new DataError("k", `k must be a whole number from 1 to ${MAX_K}, got ${k}`);
+      checkClaim(claim);
+      const started = performance.now();
+      const { hits: narratives, normative } = await classify(claim);
+      const tNarratives = ms(started);
+
+      const t1 = performance.now();
+      const found = await retriever.retrieve(claim, k);
+      const foundDocs = found.map((h) => docs.get(h.docno));
+      const tRetrieval = ms(t1);
+
+      const t2 = performance.now();
+      const verdicts = await verifier.verifyPairs(
+        foundDocs.map((d) => ({
+          claim,
+          abstractId: d.id,
+          abstract: d.abstract,
+          title: d.title,
+          sentences: d.sentences,
+        })),
+      );
+      const evidence: Evidence[] = foundDocs.map((d, i) => {
+        const v = pairVerdict(d.id, d.title ?? null, abstractSentences(d), verdicts[i]);
+        return {
+          ...v,
+          abstract_id: d.id,
+          ...links(d),
+          rank: i + 1,
+          retrieval_score: r4(found[i].score),
+        };
+      });
+      const tVerification = ms(t2);
+
+      const { summary, caution } = assess(evidence, normative);
+      return {
+        claim,
+        narratives,
+        evidence,
+        summary,
+        caution,
+        timings_ms: {
+          narratives: tNarratives,
+          retrieval: tRetrieval,
+          verification: tVerification,
+          total: ms(started),
+        },
+      };
+    },
+
+    async narratives(claim) {
+      checkClaim(claim);
+      return (await classify(claim)).hits;
+    },
+
+    async verify(claim, abstract) {
+      checkClaim(claim);
+      if (typeof abstract === "string") {
+        const doc = docById(abstract);
+        if (!doc) throw new DataError("abstract_id", `no abstract "${abstract}" in the index`);
+        const [v] = await verifier.verifyPairs([
+          { claim, abstractId: doc.id, abstract: doc.abstract, title: doc.title, sentences: doc.sentences },
+        ]);
+        return { ...pairVerdict(doc.id, doc.title ?? null, abstractSentences(doc), v), ...links(doc) };
+      }
+      if (abstract.abstract.trim() === "") throw new DataError("abstract", "abstract is empty");
+      const [v] = await verifier.verifyPairs([{ claim, abstract: abstract.abstract, title: abstract.title }]);
+      return pairVerdict(null, abstract.title ?? null, abstractSentences(abstract), v);
+    },
+
+    abstract(id) {
+      const doc = docById(id);
+      return doc ? record(doc) : undefined;
+    },
+
+    close: () => parts.close(),
+  };
+}
+
+/** The narratives model file: the full model when shipped (and not fast), else the fast one. */
+export function narrativesModelPath(fast: boolean): string {
+  const full = join(NARRATIVES_MODEL_DIR, FULL_MODEL_FILE);
+  return !fast && existsSync(full) ? full : join(NARRATIVES_MODEL_DIR, FAST_MODEL_FILE);
+}
+
+/** Loads everything once: index, retriever and re-ranker, verifier, narratives model. */
+export async function openPipeline(options: PipelineOptions = {}): Promise<Pipeline> {
+  const indexDir = options.index ?? (await ensureDefaultIndex(options.onIndexProgress));
+  const closers: (() => Promise<void> | void)[] = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    const { retriever, close } = await openRetriever(indexDir, options.fast ? { model: null } : {});
+    closers.push(close);
+    // One in-process encoder for the narratives model and the built-in verifier.
+    let encoder: SentenceEncoder | undefined;
+    const sharedEncoder = async () => {
+      if (!encoder) {
+        encoder = await openUseLite({ workers: 0 });
+        const e = encoder;
+        closers.push(() => e.close());
+      }
+      return encoder;
+    };
+    const json = await readNarrativeModel(narrativesModelPath(options.fast ?? false));
+    const classifier = new NarrativeClassifier(json, json.encoder ? await sharedEncoder() : undefined);
+    const config = options.verifier ?? { backend: "builtin" };
+    const verifier =
+      config.backend === "builtin"
+        ? await openBuiltinVerifier({ modelPath: config.model, encoder: await sharedEncoder() })
+        : await openVerifier(config);
+    closers.push(() => verifier.close());
+    return createPipeline({ retriever, verifier, classifier, close: closeAll });
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The JSON objects the product returns (`climatecheck check --json`, the HTTP API, the web page). Field names are
+ * snake_case because they are a wire format; README.md documents them field by field and src/server/openapi.ts
+ * describes the same shapes.
+ */
+import type { Label } from "../types.ts";
+
+/** One CARDS code the claim carries, with its marginal probability. */
+export interface NarrativeHit {
+  code: string;
+  name: string;
+  description: string;
+  probability: number;
+}
+
+/** A verdict on one claim-abstract pair, with the abstract's sentences so a page can highlight the rationale. */
+export interface PairVerdict {
+  /** null for an abstract given as text rather than by id. */
+  abstract_id: string | null;
+  title: string | null;
+  year?: number;
+  doi?: string;
+  /** The abstract's own URL, else https://doi.org/DOI. */
+  url?: string;
+  label: Label;
+  /** Probability of the chosen label. */
+  confidence: number;
+  p_supports: number;
+  p_refutes: number;
+  p_nei: number;
+  /** The rationale sentences' text (empty for Not Enough Information). */
+  rationale: string[];
+  /** Indices of the rationale sentences in `sentences`. */
+  rationale_indices: number[];
+  /** Every sentence of the abstract, in order. */
+  sentences: string[];
+}
+
+/** A retrieved abstract: its rank and retrieval score, then the verdict. */
+export interface Evidence extends PairVerdict {
+  abstract_id: string;
+  rank: number;
+  retrieval_score: number;
+}
+
+export type Lean = "supports" | "refutes" | "mixed" | "insufficient";
+
+export interface Summary {
+  supports: number;
+  refutes: number;
+  nei: number;
+  lean: Lean;
+  /** 0..1: how firmly the evidence backs the lean (see summarize in src/pipeline/summary.ts). */
+  lean_confidence: number;
+  text: string;
+}
+
+export interface Caution {
+  needs_human_review: boolean;
+  /** Plain-language reason; null when there is nothing to flag. */
+  reason: string | null;
+}
+
+export interface Timings {
+  narratives: number;
+  retrieval: number;
+  verification: number;
+  total: number;
+}
+
+export interface CheckResult {
+  claim: string;
+  narratives: NarrativeHit[];
+  evidence: Evidence[];
+  summary: Summary;
+  caution: Caution;
+  /** Milliseconds per stage. */
+  timings_ms: Timings;
+}
+
+/** An abstract of the index as the API returns it. */
+export interface AbstractRecord {
+  abstract_id: string;
+  title: string | null;
+  year?: number;
+  doi?: string;
+  url?: string;
+  abstract: string;
+  sentences: string[];
+}

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { ingest } from "../src/index/ingest.ts";
+import type { CheckResult } from "../src/pipeline/result.ts";
+import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
+
+const run = promisify(execFile);
+const CLI = ["--import", "tsx", "src/cli/main.ts"];
+let dir = "";
+let config = "";
+
+/** A loopback chat model: Refutes citing sentence 0 when the abstract says "cannot", else NEI. */
+const server = createServer((req, res) => {
+  let data = "";
+  req.on("data", (c) => {
+    data += c;
+  });
+  req.on("end", () => {
+    const prompt = JSON.stringify(JSON.parse(data).messages);
+    const answer = prompt.includes("cannot explain")
+      ? { label: "Refutes", confidence: 0.9, rationale: [0] }
+      : { label: "Not Enough Information", confidence: 0.8, rationale: [] };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({ choices: [{ message: { role: "assistant", content: JSON.stringify(answer) } }] }),
+    );
+  });
+});
+
+before(async () => {
+  dir = tempDir("cc-check-cli-");
+  await ingest(writeCorpus(dir), join(dir, "index"));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as AddressInfo).port;
+  config = join(dir, "chat.json");
+  await writeFile(
+    config,
+    JSON.stringify({ backend: "chat", baseUrl: `http://127.0.0.1:${port}/v1`, model: "t" }),
+  );
+});
+after(async () => {
+  server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const env = () => ({ ...process.env, CLIMATECHECK_HOME: join(dir, "home") });
+const args = (...more: string[]) => [
+  ...CLI,
+  "check",
+  "--index",
+  join(dir, "index"),
+  "--fast",
+  "--config",
+  config,
+  ...more,
+];
+
+test("check --json prints the CheckResult of the claim", async () => {
+  const { stdout } = await run(
+    process.execPath,
+    args("Solar irradiance explains warming since 1950", "--k", "2", "--json"),
+    {
+      env: env(),
+    },
+  );
+  const r = JSON.parse(stdout) as CheckResult;
+  assert.equal(r.claim, "Solar irradiance explains warming since 1950");
+  assert.equal(r.evidence.length, 2);
+  assert.equal(r.evidence[0].abstract_id, "a3");
+  assert.equal(r.evidence[0].label, "Refutes");
+  assert.deepEqual(r.evidence[0].rationale, [
+    "Changes in solar irradiance cannot explain warming since 1950.",
+  ]);
+  assert.equal(r.evidence[1].label, "Not Enough Information");
+  assert.deepEqual([r.summary.supports, r.summary.refutes, r.summary.nei], [0, 1, 1]);
+  assert.ok(r.narratives.length >= 1 && r.narratives.every((n) => n.name.length > 0));
+  assert.equal(typeof r.caution.needs_human_review, "boolean");
+});
+
+test("check prints narratives, ranked abstracts with label and DOI link, rationale, summary and caution", async () => {
+  const { stdout } = await run(
+    process.execPath,
+    args("Solar irradiance explains warming since 1950", "--k", "2"),
+    {
+      env: env(),
+    },
+  );
+  assert.match(
+    stdout,
+    /^Claim: Solar irradiance explains warming since 1950\n\nNarratives:\n {2}\d_\d {2}\S/,
+  );
+  assert.match(
+    stdout,
+    / {2}1\. \[Refutes 90%\] Solar activity and climate\n {5}id a3 · https:\/\/doi\.org\/10\.1\/a3\n/,
+  );
+  assert.match(stdout, / {5}> Changes in solar irradiance cannot explain warming since 1950\.\n/);
+  assert.match(stdout, / {2}2\. \[Not Enough Information 80%\]/);
+  assert.match(
+    stdout,
+    /\nSummary: Of 2 abstracts, 0 support the claim, 1 refutes it and 1 does not say enough\./,
+  );
+  assert.match(stdout, /\nCaution: (none|needs human review\. .+)\n/);
+});
+
+test("check refuses a bad --k and an empty claim with exit code 2", async () => {
+  await assert.rejects(
+    run(process.execPath, args("CO2 is rising", "--k", "0"), { env: env() }),
+    (e: { code: number; stderr: string }) => {
+      assert.equal(e.code, 2);
+      assert.match(e.stderr, /--k must be a whole number/);
+      return true;
+    },
+  );
+  await assert.rejects(
+    run(process.execPath, args("   "), { env: env() }),
+    (e: { code: number; stderr: string }) => {
+      assert.equal(e.code, 2);
+      assert.match(e.stderr, /claim is empty/);
+      return true;
+    },
+  );
+});

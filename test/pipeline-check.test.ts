@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { DataError } from "../src/data/errors.ts";
+import { MAX_K } from "../src/pipeline/pipeline.ts";
+import { type TestPipeline, testPipeline } from "./pipeline-fixtures.ts";
+import { ABSTRACTS } from "./retrieval-fixtures.ts";
+
+let t: TestPipeline;
+before(async () => {
+  t = await testPipeline();
+});
+after(async () => {
+  await t.cleanup();
+});
+
+const SOLAR = "Solar irradiance explains the warming since 1950";
+
+test("check returns the top k abstracts, verified in one batch, with their sentences, rationale and links", async () => {
+  t.verifierCalls.length = 0;
+  const r = await t.pipeline.check(SOLAR, { k: 3 });
+  assert.equal(r.claim, SOLAR);
+  assert.equal(r.evidence.length, 3);
+  assert.deepEqual(t.verifierCalls, [3], "all retrieved abstracts go to the verifier in one call");
+  assert.deepEqual(
+    r.evidence.map((e) => e.rank),
+    [1, 2, 3],
+  );
+  const top = r.evidence[0];
+  assert.equal(top.abstract_id, "a3");
+  assert.equal(top.title, "Solar activity and climate");
+  assert.deepEqual(top.sentences, [
+    "Changes in solar irradiance cannot explain warming since 1950.",
+    "The sun has been slightly cooling.",
+  ]);
+  assert.equal(top.label, "Refutes");
+  assert.equal(top.confidence, 0.8);
+  assert.deepEqual([top.p_supports, top.p_refutes, top.p_nei], [0.1, 0.8, 0.1]);
+  assert.deepEqual(top.rationale_indices, [0]);
+  assert.deepEqual(top.rationale, [top.sentences[0]]);
+  assert.equal(top.doi, "10.1/a3");
+  assert.equal(top.url, "https://doi.org/10.1/a3");
+  assert.ok(top.retrieval_score >= r.evidence[1].retrieval_score);
+  for (const e of r.evidence) {
+    const src = ABSTRACTS.find((a) => a.id === e.abstract_id);
+    assert.ok(src, `retrieved ${e.abstract_id} is from the corpus`);
+    assert.equal(e.sentences.join(" "), src.abstract);
+    assert.deepEqual(
+      e.rationale,
+      e.rationale_indices.map((i) => e.sentences[i]),
+    );
+  }
+  for (const stage of ["narratives", "retrieval", "verification", "total"] as const)
+    assert.ok(r.timings_ms[stage] >= 0, stage);
+  assert.ok(r.timings_ms.total >= r.timings_ms.retrieval);
+});
+
+test("check counts the labels in the summary and names the narratives", async () => {
+  const r = await t.pipeline.check("Sea level rise and thermal expansion of glacier melt", { k: 5 });
+  const count = (label: string) => r.evidence.filter((e) => e.label === label).length;
+  assert.equal(r.summary.supports, count("Supports"));
+  assert.equal(r.summary.refutes, count("Refutes"));
+  assert.equal(r.summary.nei, count("Not Enough Information"));
+  assert.equal(r.evidence[0].abstract_id, "a2");
+  assert.equal(r.evidence[0].label, "Supports");
+  assert.deepEqual(r.narratives, [
+    {
+      code: "0_0",
+      name: "No contrarian narrative",
+      description: r.narratives[0].description,
+      probability: 0.9,
+    },
+  ]);
+  assert.match(r.narratives[0].description, /no contrarian claim/);
+});
+
+test("a group-5 claim is marked for human review and its lean is not shown as confident", async () => {
+  const r = await t.pipeline.check("Scientists cannot explain warming since 1950 with solar irradiance");
+  assert.deepEqual(
+    r.narratives.map((n) => n.code),
+    ["5_1"],
+  );
+  assert.equal(r.narratives[0].name, "Climate science is unreliable");
+  assert.equal(r.caution.needs_human_review, true);
+  assert.match(r.caution.reason ?? "", /normative or epistemological/);
+  assert.match(r.summary.text, /^Needs human review/);
+  assert.ok(r.summary.lean_confidence <= 0.2 + 1e-9, "scaled by 1 - P(group 4 or 5) = 0.2");
+});
+
+test("check refuses an empty claim, a claim without words and a bad k", async () => {
+  await assert.rejects(t.pipeline.check(""), DataError);
+  await assert.rejects(t.pipeline.check(" ?! "), /no words/);
+  await assert.rejects(t.pipeline.check(SOLAR, { k: 0 }), /k must be/);
+  await assert.rejects(t.pipeline.check(SOLAR, { k: MAX_K + 1 }), /k must be/);
+  await assert.rejects(t.pipeline.check(SOLAR, { k: 1.5 }), /k must be/);
+});
+
+test("verify takes an abstract id or a text; abstract looks an id up", async () => {
+  const byId = await t.pipeline.verify(SOLAR, "a3");
+  assert.equal(byId.abstract_id, "a3");
+  assert.equal(byId.label, "Refutes");
+  assert.equal(byId.url, "https://doi.org/10.1/a3");
+  const byText = await t.pipeline.verify("Coral reefs recover slowly", {
+    abstract: "Bleaching is common. Reefs recover slowly between events.",
+    title: "Reefs",
+  });
+  assert.equal(byText.abstract_id, null);
+  assert.equal(byText.title, "Reefs");
+  assert.deepEqual(byText.sentences, ["Bleaching is common.", "Reefs recover slowly between events."]);
+  assert.equal(byText.label, "Supports");
+  assert.deepEqual(byText.rationale, ["Reefs recover slowly between events."]);
+  await assert.rejects(t.pipeline.verify(SOLAR, "nope"), /no abstract "nope"/);
+  await assert.rejects(t.pipeline.verify(SOLAR, { abstract: "  " }), /abstract is empty/);
+
+  const a = t.pipeline.abstract("a8");
+  assert.equal(a?.title, "Antarctic ice sheet");
+  assert.equal(a?.sentences.length, 2);
+  assert.equal(t.pipeline.abstract("missing"), undefined);
+  assert.equal(t.pipeline.abstracts, ABSTRACTS.length);
+});
