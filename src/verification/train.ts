@@ -89,7 +89,7 @@ export async function trainVerificationModel(
   const families = options.families ?? [...ALL_FAMILIES];
   const K = options.candidates ?? 2;
   const folds = options.folds ?? 3;
-  const stanceL2 = options.stanceL2 ?? 1e-2;
+  const stanceL2 = options.stanceL2 ?? 1e-3;
   const pairL2 = options.pairL2 ?? 1e-3;
 
   // 1. Selector: is a sentence a rationale? (SciFact evidence abstracts, the only multi-sentence gold).
