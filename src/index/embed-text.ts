@@ -11,17 +11,15 @@ export interface EmbedRecipe {
   text(doc: StoredDoc): string;
 }
 
-/** Title, then whole sentences of the abstract until about maxChars (at least the first sentence, cut). */
+/** Title, then the abstract from its start, cut at a word boundary near maxChars characters in all. */
 export function titleAndLead(maxChars: number): EmbedRecipe {
   return {
     spec: `title+lead:${maxChars}`,
     text(doc) {
-      let out = doc.title ? `${doc.title}.` : "";
-      for (const s of doc.sentences) {
-        if (out.length > 0 && out.length + 1 + s.length > maxChars) break;
-        out = out ? `${out} ${s}` : s;
-      }
-      return out.slice(0, maxChars);
+      const full = doc.title ? `${doc.title}. ${doc.abstract}` : doc.abstract;
+      if (full.length <= maxChars) return full;
+      const space = full.lastIndexOf(" ", maxChars);
+      return full.slice(0, space > maxChars / 2 ? space : maxChars);
     },
   };
 }

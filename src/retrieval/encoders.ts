@@ -1,16 +1,22 @@
 /**
  * Which encoder builds which vector set, and how an abstract is embedded for it. "use": USE-lite over the title
- * and the lead of the abstract (USE-lite's cost grows with length; the lead carries the topic). Opened lazily,
- * so an index without vectors never loads a model.
+ * and the lead of the abstract (USE-lite's cost grows with length; the lead carries the topic). "sif": SIF-weighted
+ * word vectors over title and whole abstract (cheap, so everything is embedded). Only the encoders asked for are
+ * opened, so an index without vectors never loads a model.
  */
 import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
-import { titleAndLead } from "../index/embed-text.ts";
+import { loadWordVectors } from "../encoders/word-vectors.ts";
+import { TITLE_AND_ABSTRACT, titleAndLead } from "../index/embed-text.ts";
 import type { VectorSpec } from "../index/ingest.ts";
 import type { Manifest } from "../index/schema.ts";
+import { tokenize } from "../text/tokenize.ts";
 import type { QueryEncoder, WordSif } from "./retriever.ts";
 
 /** Characters of title + lead embedded by USE-lite (see models/retrieval/CARD.md for the measurement). */
 export const USE_LEAD_CHARS = 200;
+
+/** Name of the SIF encoder, recorded in indexes (the word-vector package and the SIF weighting). */
+export const SIF_ENCODER = "sif-wink-sg-100d@1";
 
 export interface EncoderSet {
   specs: VectorSpec[];
@@ -38,16 +44,29 @@ export async function openEncoders(options: OpenEncodersOptions = {}): Promise<E
     specs.push({ name: "use", encoder: use, recipe: titleAndLead(USE_LEAD_CHARS) });
     encoders.use = use;
   }
+  let words: WordSif | undefined;
+  if (want("sif")) {
+    const wv = await loadWordVectors();
+    words = wv;
+    const sif = {
+      name: SIF_ENCODER,
+      dim: wv.dim,
+      embed: async (texts: string[]) => texts.map((t) => wv.sif(tokenize(t))),
+    };
+    specs.push({ name: "sif", encoder: sif, recipe: TITLE_AND_ABSTRACT });
+    encoders.sif = sif;
+  }
   return {
     specs,
     encoders,
+    words,
     async close() {
       for (const c of closers) await c.close();
     },
   };
 }
 
-/** Query encoders for the vector sets an index has. */
+/** Query encoders for the vector sets an index has (word vectors also serve the sentence-matching feature). */
 export async function openQueryEncoders(manifest: Manifest): Promise<EncoderSet> {
   return openEncoders({ workers: 0, only: Object.keys(manifest.vectors) });
 }

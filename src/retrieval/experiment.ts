@@ -3,10 +3,11 @@
  * fusion, feature subset or model is evaluated on them with the official scorer (src/evaluation/metrics.ts).
  */
 import { type RetrievalScores, scoreRetrieval } from "../evaluation/metrics.ts";
+import { hashSplit } from "../learning/split.ts";
 import type { Claim, LabelledPair, Task1Prediction } from "../types.ts";
 import { FAMILIES, type Family, featureNames } from "./features.ts";
 import { type FusionWeights, linearFusion, order } from "./fusion.ts";
-import { type Reranker, type TrainingGroup, trainPairwise } from "./reranker.ts";
+import { DEFAULT_PAIRWISE, type Reranker, type TrainingGroup, trainPairwise } from "./reranker.ts";
 import type { Retriever, Stage1 } from "./retriever.ts";
 
 export interface PreparedClaim {
@@ -54,7 +55,14 @@ export async function prepare(
     const relevant = rows.map((r) => rel.has(retriever.index.docs.id(stage.cands[r].docno)));
     return { claim: claims[i], stage, rows, x, relevant };
   });
-  return { names: featureNames(families, retriever.vectorSets), families, claims: out, gold };
+  // Score only the claims at hand: gold of other claims would count as misses.
+  const ids = new Set(claims.map((c) => c.id));
+  return {
+    names: featureNames(families, retriever.vectorSets),
+    families,
+    claims: out,
+    gold: gold.filter((g) => ids.has(g.claimId)),
+  };
 }
 
 /** Re-fuses stage 1 with other weights (candidates are unchanged; features relative to the old fusion are not). */
@@ -107,6 +115,16 @@ export function columns(p: Prepared, families: readonly Family[], vectorSets: re
 
 const pick = (x: Float32Array, cols: number[]) => Float32Array.from(cols, (c) => x[c]);
 
+/** The prepared claims split in two by claim id (for choosing hyper-parameters inside the training split). */
+export function splitPrepared(p: Prepared, fraction: number, salt: string): [Prepared, Prepared] {
+  const part = (dev: boolean): Prepared => {
+    const claims = p.claims.filter((c) => (hashSplit(c.claim.id, fraction, salt) === "dev") === dev);
+    const ids = new Set(claims.map((c) => c.claim.id));
+    return { ...p, claims, gold: p.gold.filter((g) => ids.has(g.claimId)) };
+  };
+  return [part(false), part(true)];
+}
+
 /** Training groups from prepared claims, restricted to some columns; each data set weighs the same in total. */
 export function groups(p: Prepared, cols: number[]): TrainingGroup[] {
   const usable = p.claims.filter((c) => c.relevant.some(Boolean) && c.relevant.some((r) => !r));
@@ -119,8 +137,11 @@ export function groups(p: Prepared, cols: number[]): TrainingGroup[] {
 
 export type Scorer = (x: Float32Array) => number;
 
-export function fitScorer(train: TrainingGroup[]): { scorer: Scorer; fit: ReturnType<typeof trainPairwise> } {
-  const fit = trainPairwise(train);
+export function fitScorer(
+  train: TrainingGroup[],
+  l2 = DEFAULT_PAIRWISE.l2,
+): { scorer: Scorer; fit: ReturnType<typeof trainPairwise> } {
+  const fit = trainPairwise(train, { ...DEFAULT_PAIRWISE, l2 });
   const { standardiser, model } = fit;
   const scorer: Scorer = (x) => {
     let s = model.bias[0];

@@ -39,7 +39,8 @@ export function featureNames(families: readonly Family[], vectorSets: readonly s
       out.push("bm25", "bm25_title", "bm25_abstract", "bm25_rank", "fused", "lexical_confidence");
     if (f === "dense")
       for (const v of vectorSets) out.push(`${v}_cos`, `${v}_norm`, `${v}_rank`, `${v}_x_lexical_confidence`);
-    if (f === "coverage") out.push("coverage", "sentence_coverage", "proximity", "title_coverage");
+    if (f === "coverage")
+      out.push("coverage", "sentence_coverage", "proximity", "title_coverage", "log_length");
     if (f === "numbers") out.push("numbers_matched", "numbers_missing");
     if (f === "prf") for (const v of vectorSets) out.push(`${v}_prf`);
     if (f === "wordvec") out.push("sif_best_sentence");
@@ -106,7 +107,7 @@ export function computeFeatures(
       const titleSet = new Set(tokenize(doc.title ?? ""));
       let t = 0;
       for (const q of ctx.query) if (titleSet.has(q.term)) t += q.idf;
-      out.push(t / totalIdf);
+      out.push(t / totalIdf, Math.log1p(sentTokens.reduce((n, x) => n + x.length, 0)));
     }
     if (on.has("numbers") && sentTokens) {
       const docSet = new Set(sentTokens.flat());

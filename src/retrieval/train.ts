@@ -3,7 +3,7 @@
  * stage 1 fusion weights on the training claims, learns the pairwise re-ranker on them and writes
  * models/retrieval/reranker.json with the dev figures. Deterministic: same data, same model.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
 import type { RetrievalScores } from "../evaluation/metrics.ts";
@@ -12,13 +12,24 @@ import { openIndex } from "../index/open.ts";
 import { DEFAULT_DEPTH } from "./candidates.ts";
 import { type EncoderSet, openEncoders } from "./encoders.ts";
 import { type EvalSet, evalIndexDir, loadEvalSets } from "./eval-sets.ts";
-import { columns, fitScorer, groups, type Prepared, prepare, scoreFusion, scoreModel } from "./experiment.ts";
+import {
+  columns,
+  fitScorer,
+  groups,
+  type Prepared,
+  prepare,
+  scoreFusion,
+  scoreModel,
+  scoreReranked,
+  splitPrepared,
+} from "./experiment.ts";
 import type { FusionWeights } from "./fusion.ts";
 import { RERANKER_SCHEMA, Reranker } from "./reranker.ts";
 import { Retriever, type Stage1 } from "./retriever.ts";
 
 export const RERANK_DEPTH = 100;
 const GRID = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1];
+const L2_GRID = [1e-3, 1e-2, 1e-1, 1];
 
 export interface TrainRetrievalOptions {
   dataDir?: string;
@@ -80,6 +91,65 @@ export function tuneFusion(
   return best?.w ?? { bm25: 1, dense: {} };
 }
 
+interface DevFigures {
+  set: string;
+  claims: number;
+  docs: number;
+  bm25: RetrievalScores;
+  fused: RetrievalScores;
+  reranked: RetrievalScores;
+}
+
+function card(r: Reranker, l2: number, figures: DevFigures[], sets: SetContext[]): string {
+  const j = r.json;
+  const rows = figures.flatMap((f) =>
+    (
+      [
+        ["BM25", f.bm25],
+        ["fusion", f.fused],
+        ["re-ranker", f.reranked],
+      ] as const
+    ).map(
+      ([name, s]) =>
+        `| ${f.set} (${f.claims} claims, ${f.docs} abstracts) | ${name} | ${s.recall_at_2.toFixed(3)} | ${s.recall_at_5.toFixed(3)} | ${s.recall_at_10.toFixed(3)} | ${s.bpref.toFixed(3)} | ${s.score_1_1.toFixed(3)} | ${s.ndcg_at_10.toFixed(3)} |`,
+    ),
+  );
+  const vectors = sets[0].retriever.index.manifest.vectors;
+  return `# Retrieval re-ranker (task 1.1)
+
+Written by \`climatecheck train retrieval\` (deterministic; rerun it to rebuild \`reranker.json\` and this card).
+
+## Data
+- SciFact \`claims_train\` over the full 5,183-abstract corpus: evidence abstracts relevant, cited abstracts without evidence judged non-relevant.
+- Climate-FEVER dev: every distinct evidence sentence of all claims is the corpus (one-sentence abstracts titled by their Wikipedia article); SUPPORTS/REFUTES sentences relevant, NOT_ENOUGH_INFO judged non-relevant.
+- Split by claim id (sha1, \`hashSplit(id, 0.3, "retrieval:<set>")\`): 70 % train, 30 % dev. Figures below are dev; nothing here was tuned on dev.
+
+## Method
+1. Candidates: BM25 (own index, project tokenizer, title + abstract) top ${j.depth.bm25} and, per vector set, exhaustive dense top ${j.depth.dense}; every candidate gets every signal.
+2. Fusion: min-max normalised BM25 + ${JSON.stringify(j.fusion.dense)} × normalised cosine; weights from a grid search on the training claims (objective: mean over the two sets of R@5 + nDCG@10).
+3. Re-ranking of the top ${j.rerankDepth} fused candidates by a linear scorer over ${j.names.length} standardised features (families: ${j.families.join(", ")}), learnt pairwise (logistic loss on feature differences of a relevant and a non-relevant candidate of the same claim; 10 hardest + 10 random negatives per positive; each data set weighs the same; L2 ${l2} chosen on a quarter of the training claims).
+
+Features: ${j.names.join(", ")}.
+
+## How an abstract is embedded, and why
+${Object.entries(vectors)
+  .map(([name, v]) => `- \`${name}\`: ${v.encoder}, ${v.dim}-d, text = \`${v.text}\`.`)
+  .join("\n")}
+- USE-lite costs time in proportion to text length (measured about 35 texts/s at 110 characters, 10/s at 1,500 on one thread) and reads at most 128 tokens, so it embeds the title and the start of the abstract, cut at a word boundary near 200 characters: the topic is in the title and the first sentence, and a full abstract would cost 3-4 times as much for words the model never reads well. The lexical side sees the whole abstract.
+
+## Dev figures (official scorer, src/evaluation/metrics.ts)
+
+| set | system | R@2 | R@5 | R@10 | Bpref | Score 1.1 | nDCG@10 |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+${rows.join("\n")}
+
+Ablations and speed: BENCHMARKS.md, section "retrieval".
+
+## Retrain
+\`climatecheck train retrieval\` (or \`npm run climatecheck -- train retrieval\`): builds or reuses the two eval indexes under \`$CLIMATECHECK_HOME/eval-index/\` (resumable), tunes the fusion, fits the re-ranker, writes this folder.
+`;
+}
+
 export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promise<Reranker> {
   const log = options.log ?? (() => {});
   const enc = await openEncoders({ workers: 2 });
@@ -108,7 +178,28 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
       ),
     );
     const cols = columns(train[0], train[0].families, vectorSets);
-    const { fit } = fitScorer(train.flatMap((p) => groups(p, cols)));
+    // L2 strength chosen on a quarter of the training claims, then the model is refitted on all of them.
+    let l2 = L2_GRID[0];
+    let bestScore = Number.NEGATIVE_INFINITY;
+    const halves = train.map((p) => splitPrepared(p, 0.25, "retrieval-l2"));
+    for (const candidate of L2_GRID) {
+      const { scorer } = fitScorer(
+        halves.flatMap(([fit]) => groups(fit, cols)),
+        candidate,
+      );
+      const score = objective(
+        halves.map(([, valid], i) => scoreReranked(valid, sets[i].retriever, scorer, cols)),
+      );
+      log(`l2 ${candidate}: inner validation objective ${score.toFixed(4)}`);
+      if (score > bestScore + 1e-9) {
+        bestScore = score;
+        l2 = candidate;
+      }
+    }
+    const { fit } = fitScorer(
+      train.flatMap((p) => groups(p, cols)),
+      l2,
+    );
     const reranker = new Reranker({
       schema: RERANKER_SCHEMA,
       families: train[0].families,
@@ -125,6 +216,7 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
       depth: DEFAULT_DEPTH,
       rerankDepth: RERANK_DEPTH,
     });
+    const figures: DevFigures[] = [];
     for (const s of sets) {
       const dev = await prepare(s.retriever, s.set.dev, s.set.gold, fusion, RERANK_DEPTH, withWords);
       const bm25 = scoreFusion(dev, s.retriever, { bm25: 1, dense: {} });
@@ -134,11 +226,20 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
       log(
         `${s.set.name} dev (${s.set.dev.length} claims): BM25 ${f(bm25)} | fusion ${f(fused)} | re-ranked ${f(rr)}`,
       );
+      figures.push({
+        set: s.set.name,
+        claims: dev.claims.length,
+        docs: s.retriever.index.docs.size,
+        bm25,
+        fused,
+        reranked: rr,
+      });
     }
     const outDir = options.outDir ?? join(MODELS_DIR, "retrieval");
     await mkdir(outDir, { recursive: true });
     await reranker.save(join(outDir, "reranker.json"));
-    log(`wrote ${join(outDir, "reranker.json")}`);
+    await writeFile(join(outDir, "CARD.md"), card(reranker, l2, figures, sets));
+    log(`wrote ${join(outDir, "reranker.json")} and CARD.md`);
     return reranker;
   } finally {
     for (const s of sets) s.close();
