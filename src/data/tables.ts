@@ -3,7 +3,7 @@
  * gzipped, as a stream of rows with their line numbers, in bounded memory. Writes CSV atomically.
  */
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -295,6 +295,19 @@ export async function writeJsonl(
       out.on("error", reject);
       out.end(() => resolve());
     });
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Writes a whole file (bytes or text) atomically (same temp-then-rename rule as writeCsv). */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path) || ".", { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    await writeFile(tmp, data);
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });

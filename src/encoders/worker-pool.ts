@@ -35,11 +35,18 @@ interface Job {
  * from a small script that registers tsx's loader first.
  */
 function spawnWorker(): Worker {
+  return startModuleWorker(new URL("./use-lite-worker", import.meta.url));
+}
+
+/** Starts a worker thread on a module given without extension (`new URL("./x", import.meta.url)`), as above. */
+export function startModuleWorker(base: URL, workerData?: unknown): Worker {
   const ext = extname(new URL(import.meta.url).pathname);
-  const url = new URL(`./use-lite-worker${ext}`, import.meta.url);
-  if (ext !== ".ts") return new Worker(url);
-  const boot = `import("tsx/esm/api").then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(boot, { eval: true });
+  const url = new URL(`${base.href}${ext}`);
+  if (ext !== ".ts") return new Worker(url, { workerData });
+  // Resolved here, not in the worker, whose eval'd code resolves bare names from the working directory.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(boot, { eval: true, workerData });
 }
 
 export async function startUseLitePool(size: number): Promise<BatchEmbedder> {
