@@ -11,6 +11,8 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "parquet-memory": () => import("./parquet-memory.ts"),
   narratives: () => import("./narratives.ts"),
   verification: () => import("./verification.ts"),
+  retrieval: () => import("./retrieval.ts"),
+  "retrieval-scale": () => import("./retrieval-scale.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { openUseLite } from "../../encoders/sentence-encoder.ts";
 import { buildNarrativeModels } from "../../narratives/build.ts";
+import { trainRetrieval } from "../../retrieval/train.ts";
 import { buildVerificationModel } from "../../verification/build.ts";
 
 export interface TrainCommandOptions {
@@ -30,6 +31,7 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
     }),
   verification: (o) =>
     buildVerificationModel({ dataDir: o.data, outDir: o.out, openEncoder: () => openUseLite(), log }),
+  retrieval: (o) => trainRetrieval({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
 };
 
 export function register(program: Command): void {
