@@ -5,7 +5,7 @@ import type { MultiLabelScores, NarrativeScores, Prf, Task1GroupScores, Task1Sco
 const num = (v: number | null): string => (v === null ? "n/a" : v.toFixed(4));
 
 /** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
-function textTable(header: string[], rows: string[][]): string {
+export function textTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells

@@ -6,10 +6,12 @@ import {
   readTask2Gold,
   readTask2Predictions,
 } from "../../data/climatecheck.ts";
+import { DataError } from "../../data/errors.ts";
 import { scoreNarratives, scoreTask1, scoreTask1ByGroup } from "../../evaluation/metrics.ts";
 import { formatNarrativeReport, formatTask1GroupReport, formatTask1Report } from "../../evaluation/report.ts";
+import { addEv2rOptions, type Ev2rFlags, evaluateEv2r } from "./evaluate-ev2r.ts";
 
-export interface EvaluateOptions {
+export interface EvaluateOptions extends Ev2rFlags {
   task: 1 | 2;
   predictions: string;
   gold: string;
@@ -20,7 +22,7 @@ export interface EvaluateOptions {
 /** Scores a prediction file against a gold file; returns the printed text and the warnings. */
 export async function evaluateFiles(
   o: EvaluateOptions,
-): Promise<{ result: object; text: string; warnings: string[] }> {
+): Promise<{ result: object; text: string; warnings: string[]; notes?: string[] }> {
   if (o.task === 1) {
     const [preds, gold] = await Promise.all([readTask1Predictions(o.predictions), readTask1Gold(o.gold)]);
     const scores = scoreTask1(preds, gold);
@@ -31,8 +33,17 @@ export async function evaluateFiles(
     const text = byGroup
       ? `${formatTask1Report(scores)}\n\n${formatTask1GroupReport(byGroup)}`
       : formatTask1Report(scores);
-    return { result, text, warnings: unknownClaimsWarning(o.predictions, scores.unknown_claims) };
+    const warnings = unknownClaimsWarning(o.predictions, scores.unknown_claims);
+    if (!o.ev2r) return { result, text, warnings };
+    const ev2r = await evaluateEv2r(o, preds, gold);
+    return {
+      result: { ...result, ...ev2r.scores },
+      text: `${text}\n\n${ev2r.text}`,
+      warnings,
+      notes: ev2r.notes,
+    };
   }
+  if (o.ev2r) throw new DataError("--ev2r", "applies to task 1 only");
   const [preds, gold] = await Promise.all([readTask2Predictions(o.predictions), readTask2Gold(o.gold)]);
   const scores = scoreNarratives(preds, gold);
   return {
@@ -56,7 +67,7 @@ function parseTask(value: string): 1 | 2 {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("evaluate")
     .description(
       "Score predictions with the official ClimateCheck 2026 metrics (task 1: retrieval + verification; task 2: narratives)",
@@ -71,10 +82,11 @@ export function register(program: Command): void {
       "--narratives <file>",
       "task 1: also break the scores down by the gold narrative group of each claim",
     )
-    .option("--json", "print one JSON object instead of tables")
-    .action(async (opts: EvaluateOptions) => {
-      const { result, text, warnings } = await evaluateFiles(opts);
-      for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${text}\n`);
-    });
+    .option("--json", "print one JSON object instead of tables");
+  addEv2rOptions(command).action(async (opts: EvaluateOptions) => {
+    const { result, text, warnings, notes = [] } = await evaluateFiles(opts);
+    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const n of notes) process.stderr.write(`${n}\n`);
+    process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${text}\n`);
+  });
 }
