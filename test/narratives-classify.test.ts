@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,6 +86,19 @@ test("the classifier learns a small corpus and the classify command writes the t
     assert.ok(rows[0].probabilities["1_1"] > rows[0].probabilities["2_1"]);
     // A missing model is a user error naming the file.
     await assert.rejects(classifyClaimsFile({ claims, out, model: join(dir, "nope.json") }), DataError);
+    // The command itself: --probabilities without a file writes beside --out; bad input exits 2.
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "classify", ...args], {
+        encoding: "utf8",
+      });
+    const out2 = join(dir, "run.csv");
+    const ok = cli("--claims", claims, "--out", out2, "--model", model, "--probabilities");
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(await readFile(out2, "utf8"), await readFile(out, "utf8"));
+    assert.equal((await readFile(join(dir, "run.probabilities.jsonl"), "utf8")).trim().split("\n").length, 4);
+    const bad = cli("--claims", join(dir, "missing.csv"), "--out", out2, "--model", model);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /missing\.csv/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

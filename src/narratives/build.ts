@@ -2,23 +2,37 @@
  * `climatecheck train narratives`: trains the fast (lexical + taxonomy) and full (+ sentence encoder) models,
  * scores each on the dev split and FLICC test with the official metrics, writes models/narratives/ and its CARD.md.
  */
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { scoreNarratives } from "../evaluation/metrics.ts";
 import type { NarrativeExample } from "../types.ts";
-import { FAST_MODEL_FILE, FULL_MODEL_FILE, NARRATIVES_MODEL_DIR, NarrativeClassifier } from "./classifier.ts";
+import {
+  FAST_MODEL_FILE,
+  FULL_MODEL_FILE,
+  NARRATIVES_MODEL_DIR,
+  NarrativeClassifier,
+  readNarrativeModel,
+} from "./classifier.ts";
 import { countBySource, DEV_FRACTION, loadNarrativeData, SPLIT_SALT } from "./data.ts";
-import type { NarrativeModelJson, TextEmbedder } from "./model.ts";
+import type { FeatureFamily } from "./features.ts";
+import type { TextEmbedder } from "./model.ts";
 import { DEFAULT_TRAIN_OPTIONS, trainNarrativeModel } from "./train.ts";
+
+/** The shipped variants: fast (no sentence encoder) and full (every family). */
+export const VARIANTS: readonly { name: "fast" | "full"; file: string; families: FeatureFamily[] }[] = [
+  { name: "fast", file: FAST_MODEL_FILE, families: ["word", "char", "desc"] },
+  { name: "full", file: FULL_MODEL_FILE, families: ["word", "char", "desc", "use"] },
+];
 
 export interface BuildOptions {
   dataDir?: string;
   /** A ClimateCheck training file (claim_id, claim, narrative), added to the training rows. */
   climatecheckTrain?: string;
   outDir?: string;
-  /** Skip the full model (no sentence encoder available or wanted). */
-  fastOnly?: boolean;
+  /** Train only this variant (the other one, if present in outDir, is still scored for the card). */
+  only?: "fast" | "full";
   openEncoder?: () => Promise<SentenceEncoder>;
   log?: (msg: string) => void;
 }
@@ -70,29 +84,33 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
     `narratives: ${data.train.length} train, ${data.dev.length} dev, ${data.fliccTest.length} FLICC test rows`,
   );
   await mkdir(outDir, { recursive: true });
+  const variants = VARIANTS.filter((v) => !o.only || v.name === o.only);
+  const needsEncoder = VARIANTS.some((v) => v.families.includes("use"));
+  const encoder = needsEncoder && o.openEncoder ? await o.openEncoder() : undefined;
   const rows: string[] = [];
-  const variants: { file: string; families: NarrativeModelJson["settings"]["families"] }[] = [
-    { file: FAST_MODEL_FILE, families: ["word", "char", "desc"] },
-  ];
-  if (!o.fastOnly) variants.push({ file: FULL_MODEL_FILE, families: ["word", "char", "desc", "use"] });
-  const encoder = !o.fastOnly && o.openEncoder ? await o.openEncoder() : undefined;
   try {
     const embedder = encoder ? memoEmbedder(encoder) : undefined;
     for (const v of variants) {
-      const families = v.families as typeof DEFAULT_TRAIN_OPTIONS.families;
-      log(`training ${v.file} (${families.join("+")})`);
+      log(`training ${v.file} (${v.families.join("+")})`);
       const json = await trainNarrativeModel(data.train, {
         ...DEFAULT_TRAIN_OPTIONS,
-        families,
+        families: v.families,
         encoder: embedder,
         log,
       });
       await writeFile(join(outDir, v.file), JSON.stringify(json));
+    }
+    // The card scores every model present, retrained now or not.
+    for (const v of VARIANTS) {
+      const path = join(outDir, v.file);
+      if (!existsSync(path)) continue;
+      const json = await readNarrativeModel(path);
+      if (json.encoder && !embedder) continue;
       const classifier = new NarrativeClassifier(json, embedder);
       const dev = await evaluateModel(classifier, data.dev);
       const flicc = await evaluateModel(classifier, data.fliccTest);
       rows.push(
-        `| ${v.file} | ${families.join(" + ")} | ${dev.macro_f1.toFixed(3)} | ${dev.group_macro_f1.toFixed(3)} | ${flicc.macro_f1.toFixed(3)} | ${flicc.group_macro_f1.toFixed(3)} |`,
+        `| ${v.file} | ${v.families.join(" + ")} | ${dev.macro_f1.toFixed(3)} | ${dev.group_macro_f1.toFixed(3)} | ${flicc.macro_f1.toFixed(3)} | ${flicc.group_macro_f1.toFixed(3)} |`,
       );
       log(`${v.file}: dev macro F1 ${dev.macro_f1.toFixed(3)}, group ${dev.group_macro_f1.toFixed(3)}`);
     }

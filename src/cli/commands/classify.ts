@@ -55,6 +55,11 @@ export async function classifyClaimsFile(o: ClassifyOptions): Promise<{ claims: 
   }
 }
 
+/** `pred.csv` -> `pred.probabilities.jsonl`. */
+export function probabilitiesPath(out: string): string {
+  return `${out.replace(/\.(csv|tsv|jsonl|json)(\.gz)?$/i, "")}.probabilities.jsonl`;
+}
+
 function roundAll(p: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Number(v.toFixed(4))]));
 }
@@ -67,11 +72,15 @@ export function register(program: Command): void {
     )
     .requiredOption("--claims <file>", "claims file (claim_id, claim)")
     .requiredOption("--out <file>", "task 2 predictions to write (CSV)")
-    .option("--probabilities <file>", "also write per-code probabilities as JSON Lines")
+    .option(
+      "--probabilities [file]",
+      "also write per-code probabilities as JSON Lines (default file: OUT with .probabilities.jsonl)",
+    )
     .option("--fast", "lexical and taxonomy features only (no sentence encoder)")
     .option("--model <file>", "narratives model JSON (default: the shipped one)")
-    .action(async (opts: ClassifyOptions) => {
-      const r = await classifyClaimsFile(opts);
+    .action(async (opts: Omit<ClassifyOptions, "probabilities"> & { probabilities?: string | true }) => {
+      const probabilities = opts.probabilities === true ? probabilitiesPath(opts.out) : opts.probabilities;
+      const r = await classifyClaimsFile({ ...opts, probabilities });
       process.stderr.write(
         `classified ${r.claims} claims (${r.perSecond.toFixed(0)} claims/s) to ${opts.out}\n`,
       );

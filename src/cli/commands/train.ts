@@ -1,5 +1,5 @@
 /** `climatecheck train <what>`: trains the shipped models from ../shared/data. One line per trainer in TRAINERS. */
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { openUseLite } from "../../encoders/sentence-encoder.ts";
 import { buildNarrativeModels } from "../../narratives/build.ts";
 import { trainRetrieval } from "../../retrieval/train.ts";
@@ -12,8 +12,8 @@ export interface TrainCommandOptions {
   climatecheck?: string;
   /** Output folder (default: the trainer's folder under models/). */
   out?: string;
-  /** Skip parts that need the sentence encoder. */
-  fastOnly?: boolean;
+  /** Train one variant only (narratives: fast | full). */
+  only?: string;
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -25,7 +25,7 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
       dataDir: o.data,
       climatecheckTrain: o.climatecheck,
       outDir: o.out,
-      fastOnly: o.fastOnly,
+      only: o.only === undefined ? undefined : narrativeVariant(o.only),
       openEncoder: () => openUseLite(),
       log,
     }),
@@ -33,6 +33,12 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
     buildVerificationModel({ dataDir: o.data, outDir: o.out, openEncoder: () => openUseLite(), log }),
   retrieval: (o) => trainRetrieval({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
 };
+
+function narrativeVariant(v: string): "fast" | "full" {
+  if (v !== "fast" && v !== "full")
+    throw new InvalidArgumentError(`--only: expected fast or full, got "${v}"`);
+  return v;
+}
 
 export function register(program: Command): void {
   program
@@ -42,13 +48,18 @@ export function register(program: Command): void {
     .option("--data <dir>", "training data folder (default: $CLIMATECHECK_DATA or ../shared/data)")
     .option("--climatecheck <file>", "ClimateCheck training file (claim_id, claim, narrative) to add")
     .option("--out <dir>", "output folder (default: models/<what>)")
-    .option("--fast-only", "skip the parts that need the sentence encoder")
+    .option("--only <variant>", "train one variant only (narratives: fast, full)")
     .action(async (what: string, opts: TrainCommandOptions) => {
       const names = what === "all" ? Object.keys(TRAINERS) : [what];
       for (const n of names)
         if (!(n in TRAINERS))
           program.error(`unknown model "${n}" (known: ${Object.keys(TRAINERS).join(", ")}, all)`);
       if (what === "all" && opts.out) program.error("--out applies to one model at a time");
-      for (const n of names) await TRAINERS[n](opts);
+      try {
+        for (const n of names) await TRAINERS[n](opts);
+      } catch (e) {
+        if (e instanceof InvalidArgumentError) program.error(e.message);
+        throw e;
+      }
     });
 }
