@@ -6,6 +6,7 @@ import { register as evaluate } from "./evaluate.ts";
 import { register as ingest } from "./ingest.ts";
 import { register as predict } from "./predict.ts";
 import { register as retrieve } from "./retrieve.ts";
+import { register as serve } from "./serve.ts";
 import { register as train } from "./train.ts";
 import { register as verify } from "./verify.ts";
 
@@ -16,6 +17,7 @@ export function registerCommands(program: Command): void {
   ingest(program);
   predict(program);
   retrieve(program);
+  serve(program);
   train(program);
   verify(program);
 }

@@ -1,0 +1,63 @@
+/** `climatecheck serve`: the HTTP API and web page over one pipeline loaded at start. */
+import type { Command } from "commander";
+import { openPipeline } from "../../pipeline/pipeline.ts";
+import { startServer } from "../../server/start.ts";
+import { BACKENDS, resolveVerifierConfig } from "../../verification/config.ts";
+import { indexWithProgress } from "../index-progress.ts";
+
+interface ServeOptions {
+  port: string;
+  host: string;
+  index?: string;
+  fast?: boolean;
+  backend?: string;
+  config?: string;
+  maxInFlight: string;
+  timeout: string;
+}
+
+const whole = (v: string, min: number, max: number) => {
+  const n = Number(v);
+  return Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+};
+
+export function register(program: Command): void {
+  program
+    .command("serve")
+    .description(
+      "Serve the HTTP API (/v1/check, /v1/verify, /v1/narratives, /v1/abstracts/:id) and the web page",
+    )
+    .option("--port <n>", "port", "8080")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--index <dir>", "index directory (default: the default index, built on first use)")
+    .option("--fast", "no sentence encoder for narratives, no re-ranker")
+    .option(
+      "--backend <name>",
+      `verifier backend (${BACKENDS.join(", ")}); default: the config's, else builtin`,
+    )
+    .option("--config <file>", "verifier config JSON (backend settings)")
+    .option("--max-in-flight <n>", "requests doing pipeline work at once; more get 503", "4")
+    .option("--timeout <ms>", "request timeout in milliseconds (504)", "30000")
+    .action(async (opts: ServeOptions) => {
+      const port = whole(opts.port, 0, 65535);
+      const maxInFlight = whole(opts.maxInFlight, 1, 1000);
+      const timeoutMs = whole(opts.timeout, 1, 3_600_000);
+      if (port === undefined) program.error("--port must be a whole number from 0 to 65535");
+      if (maxInFlight === undefined) program.error("--max-in-flight must be a whole number from 1 to 1000");
+      if (timeoutMs === undefined) program.error("--timeout must be a whole number of milliseconds");
+      const verifier = await resolveVerifierConfig(opts);
+      const index = await indexWithProgress(opts.index);
+      const pipeline = await openPipeline({ index, fast: opts.fast, verifier });
+      const server = await startServer(pipeline, { port, host: opts.host, maxInFlight, timeoutMs });
+      process.stderr.write(
+        `${JSON.stringify({ level: "info", msg: "listening", url: server.url, index: pipeline.indexDir, abstracts: pipeline.abstracts, verifier: pipeline.verifierName })}\n`,
+      );
+      const stop = async () => {
+        await server.close();
+        await pipeline.close();
+        process.exit(0);
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

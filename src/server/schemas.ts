@@ -1,0 +1,157 @@
+/**
+ * The HTTP API's shapes as zod schemas: requests are validated with them, and openapi.ts turns them (responses
+ * too) into the OpenAPI document, so the document cannot drift from what the server accepts and returns.
+ */
+import { z } from "zod";
+import { DEFAULT_K, MAX_K } from "../pipeline/pipeline.ts";
+import type { AbstractRecord, CheckResult, NarrativeHit, PairVerdict } from "../pipeline/result.ts";
+import { MAX_CLAIM_CHARS } from "../retrieval/retriever.ts";
+import { LABELS } from "../types.ts";
+
+/** Longest abstract text accepted by /v1/verify (the body limit is the other bound). */
+export const MAX_ABSTRACT_CHARS = 20_000;
+
+const Claim = z
+  .string()
+  .trim()
+  .min(1, "claim is empty")
+  .max(MAX_CLAIM_CHARS, `claim is longer than ${MAX_CLAIM_CHARS} characters`)
+  .describe("The claim to check: one or two sentences.");
+
+export const CheckRequest = z.strictObject({
+  claim: Claim,
+  k: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_K)
+    .optional()
+    .describe(`Abstracts to retrieve and verify (default ${DEFAULT_K}).`),
+});
+
+export const NarrativesRequest = z.strictObject({ claim: Claim });
+
+export const VerifyRequest = z.union([
+  z.strictObject({
+    claim: Claim,
+    abstract_id: z.string().min(1, "abstract_id is empty").describe("An abstract of the index."),
+  }),
+  z.strictObject({
+    claim: Claim,
+    abstract: z
+      .string()
+      .trim()
+      .min(1, "abstract is empty")
+      .max(MAX_ABSTRACT_CHARS, `abstract is longer than ${MAX_ABSTRACT_CHARS} characters`)
+      .describe("An abstract given as text."),
+    title: z.string().optional(),
+  }),
+]);
+
+const probability = z.number().min(0).max(1);
+
+export const NarrativeHitSchema = z.strictObject({
+  code: z.string().describe("CARDS code, e.g. 5_1"),
+  name: z.string(),
+  description: z.string(),
+  probability: probability.describe("Marginal probability: P(group) x P(code given group)."),
+});
+
+const Links = {
+  year: z.number().int().optional(),
+  doi: z.string().optional(),
+  url: z.string().optional().describe("The corpus URL, else https://doi.org/DOI."),
+};
+
+export const PairVerdictSchema = z.strictObject({
+  abstract_id: z.string().nullable().describe("null for an abstract given as text."),
+  title: z.string().nullable(),
+  ...Links,
+  label: z.enum(LABELS),
+  confidence: probability.describe("Probability of the chosen label."),
+  p_supports: probability,
+  p_refutes: probability,
+  p_nei: probability,
+  rationale: z.array(z.string()).describe("The rationale sentences' text (empty for NEI)."),
+  rationale_indices: z.array(z.number().int().min(0)).describe("Their indices in `sentences`."),
+  sentences: z.array(z.string()).describe("Every sentence of the abstract, in order."),
+});
+
+export const EvidenceSchema = PairVerdictSchema.extend({
+  abstract_id: z.string(),
+  rank: z.number().int().min(1),
+  retrieval_score: z.number(),
+});
+
+export const CheckResultSchema = z.strictObject({
+  claim: z.string(),
+  narratives: z.array(NarrativeHitSchema),
+  evidence: z.array(EvidenceSchema),
+  summary: z.strictObject({
+    supports: z.number().int(),
+    refutes: z.number().int(),
+    nei: z.number().int(),
+    lean: z.enum(["supports", "refutes", "mixed", "insufficient"]),
+    lean_confidence: probability,
+    text: z.string(),
+  }),
+  caution: z.strictObject({
+    needs_human_review: z.boolean(),
+    reason: z.string().nullable(),
+  }),
+  timings_ms: z.strictObject({
+    narratives: z.number(),
+    retrieval: z.number(),
+    verification: z.number(),
+    total: z.number(),
+  }),
+});
+
+export const AbstractRecordSchema = z.strictObject({
+  abstract_id: z.string(),
+  title: z.string().nullable(),
+  ...Links,
+  abstract: z.string(),
+  sentences: z.array(z.string()),
+});
+
+export const NarrativesResponse = z.strictObject({
+  claim: z.string(),
+  narratives: z.array(NarrativeHitSchema),
+});
+
+export const HealthResponse = z.strictObject({
+  status: z.literal("ok"),
+  abstracts: z.number().int(),
+  verifier: z.string(),
+  in_flight: z.number().int(),
+});
+
+export const ErrorResponse = z.strictObject({ error: z.string() });
+
+// Compile-time proof that the schemas describe exactly the pipeline's types.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const same: [
+  Same<z.infer<typeof CheckResultSchema>, CheckResult>,
+  Same<z.infer<typeof PairVerdictSchema>, PairVerdict>,
+  Same<z.infer<typeof NarrativeHitSchema>, NarrativeHit>,
+  Same<z.infer<typeof AbstractRecordSchema>, AbstractRecord>,
+] = [true, true, true, true];
+void same;
+
+/** The first problem of a failed parse as one line: `field: message`. */
+export function describeIssue(error: z.ZodError, body: unknown): string {
+  const issue = error.issues[0];
+  if (!issue) return "invalid request";
+  if (issue.code === "invalid_union") {
+    // /v1/verify: say what is missing rather than list both alternatives' failures.
+    const o = (body ?? {}) as Record<string, unknown>;
+    if (typeof o === "object" && !("abstract_id" in o) && !("abstract" in o))
+      return "give abstract_id or abstract (with an optional title)";
+    if ("abstract_id" in o && "abstract" in o) return "give abstract_id or abstract, not both";
+    const inner = issue.errors.find((errs) => errs.some((e) => e.path[0] !== "abstract" || "abstract" in o));
+    const first = inner?.[0];
+    if (first) return `${first.path.join(".") || "body"}: ${first.message}`;
+  }
+  return `${issue.path.join(".") || "body"}: ${issue.message}`;
+}

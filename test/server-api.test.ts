@@ -1,0 +1,217 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Pipeline } from "../src/pipeline/pipeline.ts";
+import type { CheckResult } from "../src/pipeline/result.ts";
+import { createApp, type RequestLog } from "../src/server/app.ts";
+import {
+  AbstractRecordSchema,
+  CheckRequest,
+  CheckResultSchema,
+  NarrativesResponse,
+  PairVerdictSchema,
+} from "../src/server/schemas.ts";
+import { startServer } from "../src/server/start.ts";
+import { type TestPipeline, testPipeline } from "./pipeline-fixtures.ts";
+
+let t: TestPipeline;
+const logs: RequestLog[] = [];
+let app: ReturnType<typeof createApp>;
+
+before(async () => {
+  t = await testPipeline();
+  app = createApp(t.pipeline, { log: (e) => logs.push(e) });
+});
+after(async () => {
+  await t.cleanup();
+});
+
+const errorOf = async (res: Response) => ((await res.json()) as { error: string }).error;
+const inFlight = async (a: ReturnType<typeof createApp>) =>
+  ((await (await a.request("/healthz")).json()) as { in_flight: number }).in_flight;
+
+const post = (path: string, body: unknown, a = app) =>
+  a.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+
+test("POST /v1/check returns a CheckResult that matches its schema", async () => {
+  logs.length = 0;
+  const res = await post("/v1/check", { claim: "Solar irradiance explains warming since 1950", k: 2 });
+  assert.equal(res.status, 200);
+  const r = CheckResultSchema.parse(await res.json()) as CheckResult;
+  assert.equal(r.evidence.length, 2);
+  assert.equal(r.evidence[0].abstract_id, "a3");
+  assert.equal(r.evidence[0].label, "Refutes");
+  assert.deepEqual(logs.length, 1);
+  assert.deepEqual(
+    { method: logs[0].method, path: logs[0].path, status: logs[0].status },
+    { method: "POST", path: "/v1/check", status: 200 },
+  );
+  assert.ok(logs[0].ms >= 0 && !Number.isNaN(Date.parse(logs[0].time)));
+});
+
+test("POST /v1/verify by id and by text, /v1/narratives and GET /v1/abstracts/:id", async () => {
+  const byId = await post("/v1/verify", { claim: "Solar irradiance explains warming", abstract_id: "a3" });
+  assert.equal(byId.status, 200);
+  const v = PairVerdictSchema.parse(await byId.json());
+  assert.deepEqual([v.abstract_id, v.label, v.rationale_indices], ["a3", "Refutes", [0]]);
+
+  const byText = await post("/v1/verify", {
+    claim: "Reefs recover slowly",
+    abstract: "Reefs recover slowly between bleaching events.",
+    title: "Reefs",
+  });
+  assert.equal(byText.status, 200);
+  const w = PairVerdictSchema.parse(await byText.json());
+  assert.deepEqual([w.abstract_id, w.title, w.label], [null, "Reefs", "Supports"]);
+
+  const unknown = await post("/v1/verify", { claim: "x y", abstract_id: "zzz" });
+  assert.equal(unknown.status, 404);
+  assert.match(await errorOf(unknown), /no abstract "zzz"/);
+
+  const n = await post("/v1/narratives", { claim: "Scientists fudge the models" });
+  assert.equal(n.status, 200);
+  const nn = NarrativesResponse.parse(await n.json());
+  assert.deepEqual(
+    nn.narratives.map((x) => x.code),
+    ["5_1"],
+  );
+
+  const a = await app.request("/v1/abstracts/a2");
+  assert.equal(a.status, 200);
+  assert.equal(AbstractRecordSchema.parse(await a.json()).title, "Sea level rise");
+  assert.equal((await app.request("/v1/abstracts/none")).status, 404);
+});
+
+test("bad input gets 400 with a message naming the problem", async () => {
+  const cases: [unknown, RegExp][] = [
+    ["{not json", /must be a JSON object/],
+    [{}, /^claim: /],
+    [{ claim: "" }, /^claim: claim is empty/],
+    [{ claim: "   " }, /^claim: claim is empty/],
+    [{ claim: 42 }, /^claim: .*expected string/],
+    [{ claim: "CO2 is rising", k: "5" }, /^k: .*expected number/],
+    [{ claim: "CO2 is rising", k: 0 }, /^k: /],
+    [{ claim: "CO2 is rising", k: 2.5 }, /^k: /],
+    [{ claim: "CO2 is rising", extra: 1 }, /extra/],
+    [{ claim: "?!" }, /no words/],
+    [{ claim: "x".repeat(5001) }, /^claim: claim is longer than 5000/],
+  ];
+  for (const [body, message] of cases) {
+    const res = await post("/v1/check", body);
+    assert.equal(res.status, 400, JSON.stringify(body).slice(0, 40));
+    assert.match(await errorOf(res), message);
+  }
+  const verify: [unknown, RegExp][] = [
+    [{ claim: "CO2 is rising" }, /give abstract_id or abstract/],
+    [{ claim: "CO2 is rising", abstract_id: "a1", abstract: "t" }, /not both/],
+    [{ claim: "CO2 is rising", abstract: " " }, /^abstract: abstract is empty/],
+    [{ claim: "CO2 is rising", abstract_id: 7 }, /^abstract_id: .*expected string/],
+  ];
+  for (const [body, message] of verify) {
+    const res = await post("/v1/verify", body);
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.match(await errorOf(res), message);
+  }
+});
+
+test("a body over the limit gets 413, also over a real socket", async () => {
+  const big = { claim: `CO2 ${"a".repeat(70 * 1024)}` };
+  const res = await post("/v1/check", big);
+  assert.equal(res.status, 413);
+  assert.match(await errorOf(res), /larger than 65536 bytes/);
+  const server = await startServer(t.pipeline, { port: 0, log: () => {} });
+  try {
+    const r = await fetch(`${server.url}/v1/check`, { method: "POST", body: JSON.stringify(big) });
+    assert.equal(r.status, 413);
+  } finally {
+    await server.close();
+  }
+});
+
+/** The test pipeline, with check waiting until `open()` is called. */
+function blocked(): { pipeline: Pipeline; open(): void; started: Promise<void> } {
+  let open = () => {};
+  let started = () => {};
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
+  const startedP = new Promise<void>((r) => {
+    started = r;
+  });
+  const pipeline: Pipeline = {
+    ...t.pipeline,
+    async check(claim, options) {
+      started();
+      await gate;
+      return t.pipeline.check(claim, options);
+    },
+  };
+  return { pipeline, open, started: startedP };
+}
+
+test("more checks in flight than the limit get 503 with Retry-After; the slot frees when work ends", async () => {
+  const b = blocked();
+  const limited = createApp(b.pipeline, { maxInFlight: 1, retryAfterSeconds: 2, log: () => {} });
+  const first = post("/v1/check", { claim: "Sea level is rising" }, limited);
+  await b.started;
+  const second = await post("/v1/check", { claim: "Sea level is rising" }, limited);
+  assert.equal(second.status, 503);
+  assert.equal(second.headers.get("retry-after"), "2");
+  assert.match(await errorOf(second), /too many requests/);
+  assert.equal(await inFlight(limited), 1);
+  b.open();
+  assert.equal((await first).status, 200);
+  assert.equal((await post("/v1/check", { claim: "Sea level is rising" }, limited)).status, 200);
+});
+
+test("a request that outlives the timeout gets 504 and keeps its slot until its work ends", async () => {
+  const b = blocked();
+  const slow = createApp(b.pipeline, { timeoutMs: 50, maxInFlight: 1, log: () => {} });
+  const res = await post("/v1/check", { claim: "Sea level is rising" }, slow);
+  assert.equal(res.status, 504);
+  assert.match(await errorOf(res), /longer than 50 ms/);
+  assert.equal((await post("/v1/check", { claim: "Sea level is rising" }, slow)).status, 503);
+  b.open();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await inFlight(slow), 0);
+});
+
+test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for unknown routes", async () => {
+  const h = await (await app.request("/healthz")).json();
+  assert.deepEqual(h, { status: "ok", abstracts: 8, verifier: "rules", in_flight: 0 });
+
+  const res = await app.request("/openapi.json");
+  assert.equal(res.status, 200);
+  const doc = JSON.parse(await res.text());
+  assert.equal(doc.openapi, "3.1.0");
+  for (const p of ["/v1/check", "/v1/verify", "/v1/narratives", "/v1/abstracts/{id}", "/healthz"])
+    assert.ok(doc.paths[p], p);
+  const check = doc.components.schemas.CheckRequest;
+  assert.deepEqual(check.required, ["claim"]);
+  assert.equal(check.properties.k.maximum, 50);
+  assert.equal(check.additionalProperties, false);
+  const refs = JSON.stringify(doc.paths).match(/#\/components\/schemas\/\w+/g) ?? [];
+  for (const r of refs) assert.ok(doc.components.schemas[r.split("/").at(-1) ?? ""], r);
+  const result = doc.components.schemas.CheckResult;
+  assert.deepEqual(Object.keys(result.properties), Object.keys(CheckResultSchema.shape));
+  assert.deepEqual(
+    result.properties.evidence.items.required.sort(),
+    ["abstract_id", "confidence", "label", "p_nei", "p_refutes", "p_supports", "rank", "rationale"]
+      .concat(["rationale_indices", "retrieval_score", "sentences", "title"])
+      .sort(),
+  );
+  assert.ok(CheckRequest.safeParse({ claim: "x", k: 3 }).success);
+
+  const page = await app.request("/");
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-type") ?? "", /text\/html/);
+  assert.match(page.headers.get("content-security-policy") ?? "", /script-src 'self'/);
+  assert.match(await page.text(), /<script type="module" src="\/app\.js"/);
+  assert.equal((await app.request("/app.js")).status, 200);
+  assert.equal((await app.request("/../package.json")).status, 404);
+  assert.equal((await app.request("/nope")).status, 404);
+  assert.equal((await app.request("/v1/check")).status, 404);
+});
