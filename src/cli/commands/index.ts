@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { register as check } from "./check.ts";
 import { register as classify } from "./classify.ts";
+import { register as data } from "./data.ts";
 import { register as evaluate } from "./evaluate.ts";
 import { register as ingest } from "./ingest.ts";
 import { register as predict } from "./predict.ts";
@@ -13,6 +14,7 @@ import { register as verify } from "./verify.ts";
 export function registerCommands(program: Command): void {
   check(program);
   classify(program);
+  data(program);
   evaluate(program);
   ingest(program);
   predict(program);
