@@ -109,7 +109,7 @@ ${rows.join("\n")}
 Baseline, ablations and speed: BENCHMARKS.md, section "Claim verification" (\`npm run bench -- verification\`).
 
 ## Retrain
-\`climatecheck train verification\` (or \`npm run climatecheck -- train verification\`): deterministic, a few
-minutes on 2 cores once the sentence vectors are cached.
+\`climatecheck train verification\` (or \`npm run climatecheck -- train verification\`): deterministic; about 10-20
+minutes on 2 busy cores once the sentence vectors are cached (the stance model fits are the cost).
 `;
 }
