@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   retrieval: () => import("./retrieval.ts"),
   "retrieval-scale": () => import("./retrieval-scale.ts"),
   ev2r: () => import("./ev2r.ts"),
+  predict: () => import("./predict.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

@@ -4,14 +4,14 @@ import { BatchInterrupted } from "../../pipeline/batch.ts";
 import { DEFAULT_K, type PredictBatchSummary, predictBatch } from "../../pipeline/batch-predict.ts";
 import { progressBar } from "../../pipeline/batch-progress.ts";
 import { resolveVerifierConfig } from "../../verification/config.ts";
-import { defaultIndexDir } from "./ingest.ts";
+import { indexWithProgress } from "../index-progress.ts";
 
 export interface PredictOptions {
   task: number;
   claims: string;
   out: string;
   fast?: boolean;
-  index: string;
+  index?: string;
   k: number;
   zip?: boolean;
   workers?: number;
@@ -31,7 +31,7 @@ export const TASKS: Record<number, (o: PredictOptions) => Promise<string>> = {
         task: 1,
         claims: o.claims,
         out: o.out,
-        index: o.index,
+        index: await indexWithProgress(o.index),
         k: o.k,
         verifier,
         zip: o.zip,
@@ -102,7 +102,7 @@ export function register(program: Command): void {
     })
     .requiredOption("--claims <file>", "claims file (claim_id, claim)")
     .requiredOption("--out <file>", "predictions file to write (CSV)")
-    .option("--index <dir>", "task 1: index directory", defaultIndexDir())
+    .option("--index <dir>", "task 1: index directory (default: the default index, built on first use)")
     .option("--k <n>", "task 1: abstracts per claim", wholeNumber("--k", 1, 1000), DEFAULT_K)
     .option(
       "--backend <name>",
