@@ -91,6 +91,7 @@ function renderCard(e) {
 }
 
 function render(r) {
+  $("claim-echo").textContent = r.claim;
   renderNarratives(r.narratives);
   renderSummary(r.summary, r.caution);
   $("evidence").replaceChildren(...r.evidence.map(renderCard));

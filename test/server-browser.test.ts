@@ -1,0 +1,164 @@
+/**
+ * End to end in a real browser (Debian chromium driven by playwright-core): the page checks a claim, shows cards
+ * with badges and highlighted rationale, keeps claim and abstract text as text, and fills itself from a permalink.
+ * By default it runs on the small fixture pipeline; CLIMATECHECK_E2E_REAL=1 runs it on the real default index
+ * (slow; how docs/screenshot.png is made). The screenshot goes to $CLIMATECHECK_SCREENSHOT or a temp file.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { after, before, test } from "node:test";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { openPipeline, type Pipeline } from "../src/pipeline/pipeline.ts";
+import { type RunningServer, startServer } from "../src/server/start.ts";
+import { testPipeline } from "./pipeline-fixtures.ts";
+import { tempDir } from "./retrieval-fixtures.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const REAL = process.env.CLIMATECHECK_E2E_REAL === "1";
+const XSS = "<img src=x onerror=alert(1)>";
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
+
+let server: RunningServer;
+let context: BrowserContext;
+let page: Page;
+let cleanup = async () => {};
+const dialogs: string[] = [];
+const profile = tempDir("cc-chromium-");
+
+/** The fixture pipeline, except that a claim with markup gets an abstract sentence with markup too. */
+async function fixture(): Promise<Pipeline> {
+  const t = await testPipeline();
+  cleanup = t.cleanup;
+  return {
+    ...t.pipeline,
+    async check(claim, options) {
+      if (!claim.includes("<")) return t.pipeline.check(claim, options);
+      const r = await t.pipeline.check("Solar irradiance explains the warming since 1950", options);
+      r.evidence[0].sentences[0] = `<img src=y onerror=alert(2)> ${XSS}`;
+      return { ...r, claim };
+    },
+  };
+}
+
+before(async () => {
+  if (skip) return;
+  const pipeline = REAL ? await openPipeline() : await fixture();
+  if (REAL) cleanup = () => pipeline.close();
+  server = await startServer(pipeline, { port: 0, log: () => {} });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1100, height: 1400 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on("dialog", async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss();
+  });
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  await cleanup();
+  await rm(profile, { recursive: true, force: true });
+});
+
+async function checkClaim(claim: string): Promise<void> {
+  await page.fill("#claim", claim);
+  await page.click("#submit");
+  // A string runs in the page (this file is typed without the DOM library).
+  await page.waitForFunction(
+    `document.getElementById("claim-echo").textContent === ${JSON.stringify(claim)} && !document.getElementById("result").hidden`,
+    undefined,
+    { timeout: REAL ? 120_000 : 30_000 },
+  );
+}
+
+test("typing a claim shows the evidence cards with label badges, highlighted rationale, summary and caution", {
+  skip,
+  timeout: 180_000,
+}, async () => {
+  await page.goto(server.url);
+  const claim = REAL
+    ? "Arctic sea ice has been growing since 2012."
+    : "Solar irradiance explains the warming since 1950";
+  await checkClaim(claim);
+  const cards = page.locator("#evidence > li.card");
+  // The fixture's BM25 index matches 4 abstracts for this claim; the real index always fills k = 5.
+  assert.equal(await cards.count(), REAL ? 5 : 4);
+  const badges = await page.locator("#evidence .badge").allTextContents();
+  assert.equal(badges.length, await cards.count());
+  for (const b of badges) assert.match(b, /^(Supports|Refutes|Not Enough Information) \d+%$/);
+  if (!REAL) {
+    const first = cards.first();
+    assert.equal(await first.getAttribute("data-abstract-id"), "a3");
+    assert.equal(await first.locator(".badge").textContent(), "Refutes 80%");
+    assert.match((await first.locator(".badge").getAttribute("class")) ?? "", /\brefutes\b/);
+    assert.deepEqual(await first.locator("mark.rationale").allTextContents(), [
+      "Changes in solar irradiance cannot explain warming since 1950.",
+    ]);
+    assert.equal(await first.locator(".card-title").getAttribute("href"), "https://doi.org/10.1/a3");
+    const colour = await first
+      .locator(".badge")
+      .evaluate(
+        (b) =>
+          (
+            globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+          ).getComputedStyle(b).backgroundColor,
+      );
+    assert.equal(colour, "rgb(179, 38, 30)", "Refutes badges are red");
+    assert.equal(
+      await page.locator("#narratives .chip .name").first().textContent(),
+      "No contrarian narrative",
+    );
+    assert.match((await page.locator("#summary").textContent()) ?? "", /Of 4 abstracts/);
+  }
+  assert.match((await page.locator("#caution").textContent()) ?? "", /human review|No caution/);
+  assert.equal(new URL(page.url()).searchParams.get("claim"), claim, "the address is the permalink");
+  const shot = process.env.CLIMATECHECK_SCREENSHOT ?? join(profile, "screenshot.png");
+  await mkdir(dirname(shot), { recursive: true });
+  await page.screenshot({ path: shot, fullPage: true });
+  assert.ok(existsSync(shot));
+});
+
+test("a claim and an abstract with markup are shown as text: no img element, no script run", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  await page.goto(server.url);
+  await checkClaim(XSS);
+  assert.equal(await page.locator("#claim-echo").textContent(), XSS);
+  assert.equal(await page.locator("img").count(), 0);
+  if (!REAL) {
+    const first =
+      (await page.locator("#evidence > li.card").first().locator(".abstract").textContent()) ?? "";
+    assert.ok(first.startsWith("<img src=y onerror=alert(2)>"), first);
+  }
+  await page.waitForTimeout(200);
+  assert.deepEqual(dialogs, []);
+});
+
+test("a permalink fills the claim box and runs the check", { skip, timeout: 120_000 }, async () => {
+  const claim = REAL
+    ? "The sun is causing global warming, not CO2."
+    : "Sea level rise from thermal expansion";
+  await page.goto(`${server.url}/?claim=${encodeURIComponent(claim)}`);
+  await page.waitForSelector("#evidence > li.card", { timeout: REAL ? 120_000 : 30_000 });
+  assert.equal(await page.inputValue("#claim"), claim);
+  assert.equal(await page.locator("#claim-echo").textContent(), claim);
+  if (!REAL)
+    assert.equal(await page.locator("#evidence > li.card").first().getAttribute("data-abstract-id"), "a2");
+});
