@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Ev2rScores, scoreEv2r } from "../src/evaluation/ev2r.ts";
+import { type Ev2rPair, type Ev2rScores, scoreEv2r } from "../src/evaluation/ev2r.ts";
 import { builtinJudge } from "../src/evaluation/judges/builtin.ts";
 import { cachedJudge } from "../src/evaluation/judges/cache.ts";
 import { type RetrievalScores, scoreRetrieval } from "../src/evaluation/metrics.ts";
@@ -35,6 +35,7 @@ const HEADER = [
   "unannotated pairs",
   "Ev2R",
   "S_ref",
+  "pairs with S_ref > 0",
   "S_proxy",
   "auto-verification",
   "R@5",
@@ -44,7 +45,13 @@ const HEADER = [
 
 const n = (v: number | null) => (v === null ? "n/a" : v.toFixed(3));
 
-function row(name: string, e: Ev2rScores, r: RetrievalScores, seconds: number): (string | number)[] {
+function row(
+  name: string,
+  e: Ev2rScores,
+  pairs: readonly Ev2rPair[],
+  r: RetrievalScores,
+  seconds: number,
+): (string | number)[] {
   return [
     name,
     e.ev2r_claims,
@@ -52,6 +59,7 @@ function row(name: string, e: Ev2rScores, r: RetrievalScores, seconds: number): 
     e.ev2r_pairs,
     n(e.ev2r),
     n(e.ev2r_ref),
+    `${pairs.filter((p) => p.sRef > 0).length} of ${pairs.length}`,
     n(e.ev2r_proxy),
     n(e.auto_verification),
     r.recall_at_5,
@@ -133,7 +141,7 @@ export async function bench(): Promise<BenchSection> {
           join(cacheRoot, `${s.set.name}-${sys.name.replace(/\W+/g, "_")}.jsonl`),
         );
         const started = performance.now();
-        const { scores } = await scoreEv2r({
+        const { scores, pairs } = await scoreEv2r({
           claims: claimText,
           gold,
           predictions: preds,
@@ -143,7 +151,7 @@ export async function bench(): Promise<BenchSection> {
         });
         const seconds = (performance.now() - started) / 1000;
         console.error(`ev2r ${s.set.name} ${sys.name}: ${n(scores.ev2r)} in ${seconds.toFixed(0)} s`);
-        rows.push(row(sys.name, scores, scoreRetrieval(preds, gold), seconds));
+        rows.push(row(sys.name, scores, pairs, scoreRetrieval(preds, gold), seconds));
       }
       parts.push(
         `### ${s.set.name} dev: ${claims.length} claims (of ${unseen.length} in both dev splits, ${s.set.dev.length} in the retrieval dev split), top ${K}, ${index.docs.size} abstracts\n\n${table(HEADER, rows)}`,
