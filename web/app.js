@@ -62,10 +62,10 @@ function renderCard(e) {
   const card = el("li", `card ${kind}`);
   card.dataset.abstractId = e.abstract_id;
   const head = el("div", "card-head");
-  head.append(
-    el("span", "rank", `#${e.rank}`),
-    el("span", `badge ${kind}`, `${e.label} ${pct(e.confidence)}`),
-  );
+  // An NEI verdict's confidence can be low (weak Supports/Refutes fall back to NEI), so its badge shows no number;
+  // the three probabilities are in the meta line of every card.
+  const badge = kind === "nei" ? e.label : `${e.label} ${pct(e.confidence)}`;
+  head.append(el("span", "rank", `#${e.rank}`), el("span", `badge ${kind}`, badge));
   const href = e.url ? safeUrl(e.url) : undefined;
   const title = el(href ? "a" : "span", "card-title", e.title ?? "(untitled)");
   if (href) {
@@ -78,7 +78,8 @@ function renderCard(e) {
     e.year,
     e.doi ? `doi:${e.doi}` : undefined,
     `id ${e.abstract_id}`,
-    `score ${e.retrieval_score}`,
+    `S ${pct(e.p_supports)} · R ${pct(e.p_refutes)} · NEI ${pct(e.p_nei)}`,
+    `retrieval ${e.retrieval_score}`,
   ];
   const abstract = el("p", "abstract");
   const rationale = new Set(e.rationale_indices);
