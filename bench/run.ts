@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "retrieval-scale": () => import("./retrieval-scale.ts"),
   ev2r: () => import("./ev2r.ts"),
   predict: () => import("./predict.ts"),
+  product: () => import("./product.ts"),
 };
 
 const FILE = "BENCHMARKS.md";
