@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   verification: () => import("./verification.ts"),
   retrieval: () => import("./retrieval.ts"),
   "retrieval-scale": () => import("./retrieval-scale.ts"),
+  encoders: () => import("./encoders.ts"),
   ev2r: () => import("./ev2r.ts"),
   predict: () => import("./predict.ts"),
   product: () => import("./product.ts"),
