@@ -95,7 +95,7 @@ export async function bench(): Promise<BenchSection> {
     // Latency of one claim (claim embedding, candidates, re-ranking) on the SciFact index, after warm-up.
     const sci = sets[0];
     const single = new Retriever(sci.retriever.index, {
-      encoders: (await openEncoders({ workers: 0 })).encoders,
+      encoders: (await openEncoders({ workers: 0, cache: false })).encoders,
       words: enc.words,
       reranker: model,
     });

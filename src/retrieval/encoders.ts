@@ -30,6 +30,8 @@ export interface OpenEncodersOptions {
   workers?: number;
   /** Only open the encoders of these vector sets. */
   only?: string[];
+  /** USE-lite's disk cache of vectors (default on; benchmarks of cold claims turn it off). */
+  cache?: boolean;
 }
 
 /** Opens the default encoders: the vector specs for ingest and the query encoders for retrieval. */
@@ -39,7 +41,10 @@ export async function openEncoders(options: OpenEncodersOptions = {}): Promise<E
   const encoders: Record<string, QueryEncoder> = {};
   const closers: SentenceEncoder[] = [];
   if (want("use")) {
-    const use = await openUseLite({ workers: options.workers });
+    const use = await openUseLite({
+      workers: options.workers,
+      cacheDir: options.cache === false ? false : undefined,
+    });
     closers.push(use);
     specs.push({ name: "use", encoder: use, recipe: titleAndLead(USE_LEAD_CHARS) });
     encoders.use = use;

@@ -135,7 +135,7 @@ Features: ${j.names.join(", ")}.
 ${Object.entries(vectors)
   .map(([name, v]) => `- \`${name}\`: ${v.encoder}, ${v.dim}-d, text = \`${v.text}\`.`)
   .join("\n")}
-- USE-lite costs time in proportion to text length (measured about 35 texts/s at 110 characters, 10/s at 1,500 on one thread) and reads at most 128 tokens, so it embeds the title and the start of the abstract, cut at a word boundary near 200 characters: the topic is in the title and the first sentence, and a full abstract would cost 3-4 times as much for words the model never reads well. The lexical side sees the whole abstract.
+- USE-lite costs time in proportion to text length (about 35 texts/s at 110 characters and 10/s at 1,500 on one idle thread; 12-13 texts/s at 100-120 characters measured here on a machine shared by five jobs) and reads at most 128 tokens, so it embeds the title and the start of the abstract, cut at a word boundary near 200 characters: the topic is in the title and the first sentence, and a full abstract would cost 3-4 times as much for words the model never reads well. The lexical side sees the whole abstract.
 
 ## Dev figures (official scorer, src/evaluation/metrics.ts)
 
