@@ -29,16 +29,15 @@ interface Job {
   reject(e: Error): void;
 }
 
-/**
- * Starts the worker script next to this module, with this module's extension: .js from dist/, .ts under tsx.
- * Node 20 does not apply `--import tsx` given in a worker's execArgv to its entry module, so a .ts worker starts
- * from a small script that registers tsx's loader first.
- */
 function spawnWorker(): Worker {
   return startModuleWorker(new URL("./use-lite-worker", import.meta.url));
 }
 
-/** Starts a worker thread on a module given without extension (`new URL("./x", import.meta.url)`), as above. */
+/**
+ * Starts a worker thread on a module given without extension (`new URL("./x", import.meta.url)`), with this
+ * module's extension: .js from dist/, .ts under tsx. Node 20 does not apply `--import tsx` given in a worker's
+ * execArgv to its entry module, so a .ts worker starts from a small script that registers tsx's loader first.
+ */
 export function startModuleWorker(base: URL, workerData?: unknown): Worker {
   const ext = extname(new URL(import.meta.url).pathname);
   const url = new URL(`${base.href}${ext}`);
