@@ -75,16 +75,26 @@ async function measureCheck(index: string, pool: string[]) {
   try {
     for (const c of pool.slice(0, WARMUP)) await pipeline.check(c, { k: K });
     const timings: Timings[] = [];
-    const cpu0 = process.cpuUsage();
     const results: CheckResult[] = [];
+    /** CPU milliseconds of each check: what it costs whatever else the machine runs. */
+    const cpuMs: number[] = [];
     for (const c of pool.slice(WARMUP, WARMUP + MEASURED)) {
+      const cpu0 = process.cpuUsage();
       const r = await pipeline.check(c, { k: K });
+      const cpu = process.cpuUsage(cpu0);
+      cpuMs.push((cpu.user + cpu.system) / 1000);
       timings.push(r.timings_ms);
       results.push(r);
     }
-    const cpu = process.cpuUsage(cpu0);
-    const cpuPerCheck = (cpu.user + cpu.system) / 1e6 / MEASURED;
-    return { timings, cpuPerCheck, results, verifier: pipeline.verifierName, abstracts: pipeline.abstracts };
+    const cpuPerCheck = cpuMs.reduce((a, b) => a + b, 0) / 1000 / MEASURED;
+    return {
+      timings,
+      cpuMs,
+      cpuPerCheck,
+      results,
+      verifier: pipeline.verifierName,
+      abstracts: pipeline.abstracts,
+    };
   } finally {
     await pipeline.close();
   }
@@ -178,6 +188,13 @@ export const bench: Bench = async () => {
     const xs = check.timings.map((t) => t[s]);
     return [s, f1(percentile(xs, 50)), f1(percentile(xs, 95)), f1(xs.reduce((a, b) => a + b, 0) / xs.length)];
   });
+  const c = check.cpuMs;
+  stageRows.push([
+    "CPU time of a check (process.cpuUsage)",
+    f1(percentile(c, 50)),
+    f1(percentile(c, 95)),
+    f1(c.reduce((a, b) => a + b, 0) / c.length),
+  ]);
   const cores = cpus().length;
   const limit = cores / check.cpuPerCheck;
   const r = serve.result;
@@ -201,7 +218,7 @@ export const bench: Bench = async () => {
 
 ${table(["stage", "p50 ms", "p95 ms", "mean ms"], stageRows)}
 
-Targets: p50 < 400 ms (${p50 < 400 ? "met" : "missed"}), p95 < 800 ms (${p95 < 800 ? "met" : "missed"}). CPU per check (process.cpuUsage): ${check.cpuPerCheck.toFixed(3)} s, so this machine's limit is ${cores} cores / ${check.cpuPerCheck.toFixed(3)} s = **${limit.toFixed(1)} checks/s**. Labels over the ${labels.length} verified pairs: Supports ${share("Supports")}%, Refutes ${share("Refutes")}%, NEI ${share("Not Enough Information")}%; ${review} of ${MEASURED} results ask for human review.
+Targets (wall time): p50 < 400 ms (${p50 < 400 ? "met" : "missed"}), p95 < 800 ms (${p95 < 800 ? "met" : "missed"}). Wall time is CPU time plus waiting for a core: at a load average above the core count the two differ by that factor, and the CPU row is close to what a check takes on an otherwise idle machine. CPU per check (process.cpuUsage): ${check.cpuPerCheck.toFixed(3)} s, so this machine's limit is ${cores} cores / ${check.cpuPerCheck.toFixed(3)} s = **${limit.toFixed(1)} checks/s**. Labels over the ${labels.length} verified pairs: Supports ${share("Supports")}%, Refutes ${share("Refutes")}%, NEI ${share("Not Enough Information")}%; ${review} of ${MEASURED} results ask for human review.
 
 ### \`climatecheck serve\` under load (${LOAD_SECONDS} s, ${CONNECTIONS} connections, POST /v1/check, a fresh claim per request, autocannon on loopback)
 
