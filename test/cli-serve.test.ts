@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { ingest } from "../src/index/ingest.ts";
+import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
+
+let dir = "";
+let config = "";
+
+/** A loopback chat model that always answers Supports citing sentence 0. */
+const chat = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    const answer = { label: "Supports", confidence: 0.9, rationale: [0] };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({ choices: [{ message: { role: "assistant", content: JSON.stringify(answer) } }] }),
+    );
+  });
+});
+
+before(async () => {
+  dir = tempDir("cc-serve-cli-");
+  await ingest(writeCorpus(dir), join(dir, "index"));
+  await new Promise<void>((r) => chat.listen(0, "127.0.0.1", () => r()));
+  config = join(dir, "chat.json");
+  const port = (chat.address() as AddressInfo).port;
+  await writeFile(
+    config,
+    JSON.stringify({ backend: "chat", baseUrl: `http://127.0.0.1:${port}/v1`, model: "t" }),
+  );
+});
+after(async () => {
+  chat.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test("serve warms up, logs where it listens, answers the API, logs each request and stops on SIGTERM", async () => {
+  const args = ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0", "--index", join(dir, "index")];
+  const child = spawn(process.execPath, [...args, "--fast", "--config", config], {
+    env: { ...process.env, CLIMATECHECK_HOME: join(dir, "home") },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const lines: Record<string, unknown>[] = [];
+  let buf = "";
+  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+    child.stderr.on("data", (d: Buffer) => {
+      buf += d.toString();
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const line = JSON.parse(buf.slice(0, nl)) as Record<string, unknown>;
+        buf = buf.slice(nl + 1);
+        lines.push(line);
+        if (line.msg === "listening") resolve(line);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited early with ${code}`)));
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const info = await listening;
+  assert.equal(info.abstracts, 8);
+  assert.equal(typeof info.warm_up_ms, "number");
+  const res = await fetch(`${info.url}/v1/check`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ claim: "Arctic sea ice decline", k: 2 }),
+  });
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { evidence: { label: string; abstract_id: string }[] };
+  assert.deepEqual(
+    body.evidence.map((e) => e.label),
+    ["Supports", "Supports"],
+  );
+  assert.equal(body.evidence[0].abstract_id, "a1");
+  await new Promise((r) => setTimeout(r, 50));
+  assert.ok(lines.some((l) => l.method === "POST" && l.path === "/v1/check" && l.status === 200));
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0);
+});
