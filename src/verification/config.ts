@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { DataError } from "../data/errors.ts";
 import { openChatVerifier } from "./backends/chat.ts";
+import { openOnnxVerifier } from "./backends/onnx.ts";
 import { openBuiltinVerifier } from "./builtin.ts";
 import type { Verifier } from "./verifier.ts";
 
@@ -29,9 +30,22 @@ const ChatConfig = z.object({
   jsonMode: z.boolean().optional(),
 });
 
-export const VerifierConfigSchema = z.discriminatedUnion("backend", [BuiltinConfig, ChatConfig]);
+/** An ONNX NLI cross-encoder from a local folder (see backends/onnx.ts). */
+const OnnxConfig = z.object({
+  backend: z.literal("onnx"),
+  modelDir: z.string().min(1),
+  /** Model class (id2label name or index) → supports/refutes/nei; default: the MNLI names. */
+  labelMap: z.record(z.string(), z.enum(["supports", "refutes", "nei"])).optional(),
+  maxLength: z.number().int().positive().optional(),
+  batchSize: z.number().int().positive().optional(),
+  sentenceLevel: z.boolean().optional(),
+  dtype: z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4"]).optional(),
+  minConfidence: z.number().min(0).max(1).optional(),
+});
+
+export const VerifierConfigSchema = z.discriminatedUnion("backend", [BuiltinConfig, ChatConfig, OnnxConfig]);
 export type VerifierConfig = z.infer<typeof VerifierConfigSchema>;
-export const BACKENDS = ["builtin", "chat"] as const;
+export const BACKENDS = ["builtin", "chat", "onnx"] as const;
 
 export async function readVerifierConfig(path: string): Promise<VerifierConfig> {
   let value: unknown;
@@ -54,11 +68,15 @@ export async function readVerifierConfig(path: string): Promise<VerifierConfig> 
 export async function resolveVerifierConfig(options: {
   config?: string;
   backend?: string;
+  /** `--model-dir`: the onnx backend's folder, enough without a config file (and over the file's). */
+  modelDir?: string;
 }): Promise<VerifierConfig> {
   const fromFile = options.config ? await readVerifierConfig(options.config) : undefined;
-  const backend = options.backend ?? fromFile?.backend ?? "builtin";
+  const backend = options.backend ?? fromFile?.backend ?? (options.modelDir ? "onnx" : "builtin");
   if (!(BACKENDS as readonly string[]).includes(backend))
     throw new DataError("--backend", `unknown backend "${backend}" (expected ${BACKENDS.join(", ")})`);
+  if (backend === "onnx" && options.modelDir)
+    return { ...(fromFile?.backend === "onnx" ? fromFile : {}), backend: "onnx", modelDir: options.modelDir };
   if (fromFile && fromFile.backend === backend) return fromFile;
   if (backend === "builtin") return { backend: "builtin" };
   throw new DataError(
@@ -77,6 +95,10 @@ export async function openVerifier(config: VerifierConfig = { backend: "builtin"
       if (apiKeyEnv && !apiKey)
         throw new Error(`environment variable ${apiKeyEnv} (the chat API key) is not set`);
       return openChatVerifier({ ...chat, apiKey });
+    }
+    case "onnx": {
+      const { backend: _b, ...onnx } = config;
+      return openOnnxVerifier(onnx);
     }
   }
 }

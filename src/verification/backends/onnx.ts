@@ -1,0 +1,131 @@
+/**
+ * Verifier backend on an NLI cross-encoder exported to ONNX (e.g. a DeBERTa-v3 MNLI model), run on the CPU with
+ * `@huggingface/transformers` (onnxruntime-node) from a local folder only: remote loading is off, nothing is ever
+ * downloaded. The folder holds config.json (with id2label), tokenizer.json, tokenizer_config.json and the ONNX file
+ * in onnx/ (transformers.js layout) or at the top (Optimum layout).
+ */
+import { existsSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { DataError } from "../../data/errors.ts";
+import {
+  abstractSentences,
+  decide,
+  type LabelProbs,
+  makeVerifier,
+  type Verdict,
+  type Verifier,
+  type VerifyPair,
+} from "../verifier.ts";
+import { aggregateSentences, classProbs, type LabelMap, resolveLabelMap } from "./onnx-labels.ts";
+
+export interface OnnxVerifierOptions {
+  /** Folder of the exported model. */
+  modelDir: string;
+  /** Model class → label; default from config.json id2label with the usual MNLI names. */
+  labelMap?: LabelMap;
+  /** Tokens per (premise, hypothesis) input; longer inputs are truncated. Default 512. */
+  maxLength?: number;
+  /** Inputs per model call. Default 16. */
+  batchSize?: number;
+  /** Score each abstract sentence (default) or the whole abstract as one premise (then no rationale). */
+  sentenceLevel?: boolean;
+  /** Which ONNX file: fp32 = model.onnx, q8 = model_quantized.onnx, ... Default fp32. */
+  dtype?: "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4";
+  /** Supports/Refutes below this probability become NEI. Default 0. */
+  minConfidence?: number;
+}
+
+export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Verifier> {
+  const {
+    maxLength = 512,
+    batchSize = 16,
+    sentenceLevel = true,
+    dtype = "fp32",
+    minConfidence = 0,
+  } = options;
+  // An absolute path is never taken for a hub model id, so the files are read from this folder and nowhere else.
+  const dir = resolve(options.modelDir);
+  if (!existsSync(join(dir, "config.json")))
+    throw new DataError(dir, "no config.json (not an exported model folder)");
+  for (const file of ["tokenizer.json", "tokenizer_config.json"])
+    if (!existsSync(join(dir, file)))
+      throw new DataError(dir, `no ${file} (export the tokenizer with the model)`);
+  // Loaded on first use: onnxruntime-node is a large native library that the other backends do not need.
+  const { AutoModelForSequenceClassification, AutoTokenizer, env } = await import(
+    "@huggingface/transformers"
+  );
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.useFSCache = false;
+  const subfolder = existsSync(join(dir, "onnx")) ? "onnx" : "";
+  // A missing or broken file is the user's to fix: name the folder and exit 2, like other bad input.
+  const load = <T>(what: string, loading: Promise<T>) =>
+    loading.catch((e: Error) => {
+      throw new DataError(dir, `cannot load the ${what} (${e.message})`);
+    });
+  const tokenizer = await load("tokenizer", AutoTokenizer.from_pretrained(dir, { local_files_only: true }));
+  const model = await load(
+    "model",
+    AutoModelForSequenceClassification.from_pretrained(dir, {
+      local_files_only: true,
+      device: "cpu",
+      dtype,
+      subfolder,
+    }),
+  );
+  const id2label = (model.config as { id2label?: Record<string, string> }).id2label ?? {};
+  let targets: ReturnType<typeof resolveLabelMap>;
+  try {
+    targets = resolveLabelMap(id2label, options.labelMap);
+  } catch (e) {
+    await model.dispose();
+    throw new DataError(join(dir, "config.json"), (e as Error).message, { field: "id2label" });
+  }
+
+  /** Label probabilities of (premise, hypothesis) inputs, batched; shorter premises first to pad less. */
+  const score = async (inputs: { premise: string; hypothesis: string }[]): Promise<LabelProbs[]> => {
+    const order = inputs.map((_, i) => i).sort((a, b) => inputs[a].premise.length - inputs[b].premise.length);
+    const out: LabelProbs[] = new Array(inputs.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const batch = order.slice(start, start + batchSize);
+      const encoded = tokenizer(
+        batch.map((i) => inputs[i].premise),
+        {
+          text_pair: batch.map((i) => inputs[i].hypothesis),
+          padding: true,
+          truncation: true,
+          max_length: maxLength,
+        },
+      );
+      const { logits } = (await model(encoded)) as { logits: { dims: number[]; data: Float32Array } };
+      const classes = logits.dims[1];
+      if (classes !== targets.length)
+        throw new Error(`the model gives ${classes} logits but config.json names ${targets.length} classes`);
+      batch.forEach((i, row) => {
+        out[i] = classProbs(logits.data.subarray(row * classes, (row + 1) * classes), targets);
+      });
+    }
+    return out;
+  };
+
+  const verifyPairs = async (pairs: readonly VerifyPair[]): Promise<Verdict[]> => {
+    if (pairs.length === 0) return [];
+    const sentences = pairs.map((p) => abstractSentences(p));
+    if (!sentenceLevel) {
+      const probs = await score(
+        pairs.map((p, i) => ({ premise: sentences[i].join(" "), hypothesis: p.claim })),
+      );
+      return probs.map((p) => ({ ...decide(p, minConfidence), probs: p, rationale: [] }));
+    }
+    const inputs = pairs.flatMap((p, i) => sentences[i].map((premise) => ({ premise, hypothesis: p.claim })));
+    const probs = await score(inputs);
+    let next = 0;
+    return sentences.map((s) => {
+      next += s.length;
+      return aggregateSentences(probs.slice(next - s.length, next), minConfidence);
+    });
+  };
+  return makeVerifier(`onnx:${basename(dir)}`, verifyPairs, async () => {
+    await model.dispose();
+  });
+}
