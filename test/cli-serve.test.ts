@@ -62,6 +62,7 @@ test("serve warms up, logs where it listens, answers the API, logs each request 
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const info = await listening;
   assert.equal(info.abstracts, 8);
+  assert.equal(info.retrieval, "bm25", "the fixture index has no vectors");
   assert.equal(typeof info.warm_up_ms, "number");
   const res = await fetch(`${info.url}/v1/check`, {
     method: "POST",

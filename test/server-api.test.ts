@@ -181,7 +181,7 @@ test("a request that outlives the timeout gets 504 and keeps its slot until its 
 
 test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for unknown routes", async () => {
   const h = await (await app.request("/healthz")).json();
-  assert.deepEqual(h, { status: "ok", abstracts: 8, verifier: "rules", in_flight: 0 });
+  assert.deepEqual(h, { status: "ok", abstracts: 8, verifier: "rules", retrieval: "bm25", in_flight: 0 });
 
   const res = await app.request("/openapi.json");
   assert.equal(res.status, 200);

@@ -47,6 +47,11 @@ export interface Pipeline {
   readonly verifierName: string;
   /** Number of abstracts in the index. */
   readonly abstracts: number;
+  /**
+   * How abstracts are ranked: "re-ranked" (the shipped re-ranker), "fused" (BM25 + dense) or "bm25". An index
+   * lacking a vector set the re-ranker needs falls back to "fused", so this is worth showing at start-up.
+   */
+  readonly retrieval: "re-ranked" | "fused" | "bm25";
   check(claim: string, options?: { k?: number }): Promise<CheckResult>;
   narratives(claim: string): Promise<NarrativeHit[]>;
   verify(claim: string, abstract: string | AbstractText): Promise<PairVerdict>;
@@ -152,6 +157,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     indexDir: retriever.index.dir,
     verifierName: verifier.name,
     abstracts: docs.size,
+    retrieval: retriever.reranker ? "re-ranked" : retriever.vectorSets.length ? "fused" : "bm25",
 
     async check(claim, options = {}) {
       const k = options.k ?? DEFAULT_K;

@@ -155,6 +155,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       status: "ok" as const,
       abstracts: pipeline.abstracts,
       verifier: pipeline.verifierName,
+      retrieval: pipeline.retrieval,
       in_flight: gate.inFlight,
     }),
   );

@@ -124,6 +124,7 @@ export const HealthResponse = z.strictObject({
   status: z.literal("ok"),
   abstracts: z.number().int(),
   verifier: z.string(),
+  retrieval: z.enum(["re-ranked", "fused", "bm25"]),
   in_flight: z.number().int(),
 });
 

@@ -56,7 +56,7 @@ export function register(program: Command): void {
       const warmMs = Math.round(performance.now() - warm);
       const server = await startServer(pipeline, { port, host: opts.host, maxInFlight, timeoutMs });
       process.stderr.write(
-        `${JSON.stringify({ level: "info", msg: "listening", url: server.url, index: pipeline.indexDir, warm_up_ms: warmMs, abstracts: pipeline.abstracts, verifier: pipeline.verifierName })}\n`,
+        `${JSON.stringify({ level: "info", msg: "listening", url: server.url, index: pipeline.indexDir, warm_up_ms: warmMs, abstracts: pipeline.abstracts, retrieval: pipeline.retrieval, verifier: pipeline.verifierName })}\n`,
       );
       const stop = async () => {
         await server.close();
