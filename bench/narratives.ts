@@ -33,7 +33,13 @@ function score(preds: string[][], gold: readonly NarrativeExample[]): NarrativeS
   );
 }
 
-const row = (name: string, dev: NarrativeScores, flicc: NarrativeScores) => [
+const row = (name: string, dev: NarrativeScores, flicc: NarrativeScores) => {
+  const r = rowOf(name, dev, flicc);
+  log(`  ${r.map((v) => (typeof v === "number" ? v.toFixed(3) : v)).join(" | ")}`);
+  return r;
+};
+
+const rowOf = (name: string, dev: NarrativeScores, flicc: NarrativeScores): (string | number)[] => [
   name,
   dev.macro_f1,
   dev.group.macro_f1,

@@ -25,8 +25,15 @@ export interface TfidfJson {
 
 /** The n-grams of a text under the options (with repeats, so counts are term frequencies). */
 export function analyze(text: string, options: Pick<TfidfOptions, "analyzer" | "ngram">): string[] {
+  return analyzeTokens(tokenize(text), options);
+}
+
+/** The n-grams of already tokenized text (lets several vectorizers share one tokenization). */
+export function analyzeTokens(
+  tokens: readonly string[],
+  options: Pick<TfidfOptions, "analyzer" | "ngram">,
+): string[] {
   const [lo, hi] = options.ngram;
-  const tokens = tokenize(text);
   const out: string[] = [];
   if (options.analyzer === "word") {
     for (let n = lo; n <= hi; n++) {
@@ -90,8 +97,13 @@ export class TfidfVectorizer {
 
   /** The L2-normalised tf-idf vector of a text (terms outside the vocabulary are ignored). */
   transform(text: string): SparseVector {
+    return this.transformTokens(tokenize(text));
+  }
+
+  /** transform() for tokens from the project tokenizer. */
+  transformTokens(tokens: readonly string[]): SparseVector {
     const counts = new Map<number, number>();
-    for (const term of analyze(text, this.options)) {
+    for (const term of analyzeTokens(tokens, this.options)) {
       const i = this.vocab.get(term);
       if (i !== undefined) counts.set(i, (counts.get(i) ?? 0) + 1);
     }

@@ -7,6 +7,7 @@
 import { concatSparse, dot, type SparseVector, sparseFromDense } from "../learning/sparse.ts";
 import { type TfidfJson, TfidfVectorizer } from "../learning/tfidf.ts";
 import { NARRATIVES } from "../taxonomy/cards.ts";
+import { tokenize } from "../text/tokenize.ts";
 
 export type FeatureFamily = "word" | "char" | "desc" | "use";
 export const FEATURE_FAMILIES: readonly FeatureFamily[] = ["word", "char", "desc", "use"];
@@ -121,10 +122,12 @@ export class NarrativeFeatures {
     const out: { vector: SparseVector; width: number }[] = [];
     const empty: SparseVector = { indices: [], values: [] };
     const live = text !== "";
-    const wordVec = this.word && live ? this.word.transform(text) : empty;
+    // One tokenization serves both vectorizers.
+    const tokens = live ? tokenize(text) : [];
+    const wordVec = this.word && live ? this.word.transformTokens(tokens) : empty;
     if (has("word") && this.word) out.push({ vector: wordVec, width: this.word.dim });
     if (has("char") && this.char)
-      out.push({ vector: live ? this.char.transform(text) : empty, width: this.char.dim });
+      out.push({ vector: live ? this.char.transformTokens(tokens) : empty, width: this.char.dim });
     if (has("desc")) {
       const sims = live ? this.descWord.map((d) => dot(wordVec, d)) : [];
       out.push({ vector: live ? sparseFromDense(unit(sims)) : empty, width: DESCRIBED_CODES.length });
