@@ -129,13 +129,28 @@ export class Retriever {
         docs,
         docVectors,
         claimSif: words ? unit(words.sif(tokenize(s.claim))) : undefined,
-        sentenceSif: words ? (sents) => sents.map((t) => unit(words.sif(tokenize(t)))) : undefined,
+        sentenceSif: words ? (sents) => this.sentenceVectors(sents) : undefined,
       },
       rows,
       families,
       this.vectorSets,
     );
     return { rows, x };
+  }
+
+  /** SIF vectors of sentences, memoised: the same abstracts come back claim after claim. */
+  private readonly sifMemo = new Map<string, Float32Array>();
+  private sentenceVectors(sentences: string[]): Float32Array[] {
+    const words = this.words as WordSif;
+    return sentences.map((t) => {
+      let v = this.sifMemo.get(t);
+      if (!v) {
+        if (this.sifMemo.size >= 200_000) this.sifMemo.clear();
+        v = unit(words.sif(tokenize(t)));
+        this.sifMemo.set(t, v);
+      }
+      return v;
+    });
   }
 
   /** Final ranking of a stage-1 result: re-ranked head, then the rest in fused order. */
