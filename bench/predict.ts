@@ -157,6 +157,11 @@ in-process lane, no worker threads): task 1 ${single.cpu.toFixed(3)} CPU-s/claim
 
 ${table(["run", "claims", "seconds", "claims/s", "CPU-s/claim", "of limit"], rows)}
 
+The single-thread sample re-uses fewer sentence vectors than a 1,000-claim run (the same abstracts come back for
+many claims, and the run's cache serves them), so its cost per claim is higher and the limit is conservative; the
+CPU-s/claim column is each run's own total over all threads. Compare the two task 1 runs by CPU-s/claim: the
+load changed between them, so their wall-clock rates are not comparable.
+
 Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${load()}. Other engineers were training on the same
 2 cores, so wall-clock rates are below what an idle machine gives; the CPU-seconds columns are not affected much.
 `,
