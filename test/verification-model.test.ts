@@ -4,13 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { SentenceEncoder } from "../src/encoders/sentence-encoder.ts";
+import { tuneDecisionWeights, weightedArgmax } from "../src/learning/decision-weights.ts";
 import { contentTokens } from "../src/text/tokenize.ts";
 import { NEI } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
+import { aggregateFeatures } from "../src/verification/features.ts";
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
-import { rationaleFor } from "../src/verification/model.ts";
-import { summarise, trainVerificationModel } from "../src/verification/train.ts";
+import { rationaleFor, VerificationModel } from "../src/verification/model.ts";
+import { dropLeaks, summarise, trainVerificationModel } from "../src/verification/train.ts";
 import { abstractSentences, decide } from "../src/verification/verifier.ts";
 
 /** A stand-in sentence encoder: hashed bag of content tokens, unit length (deterministic, no model files). */
@@ -152,5 +154,102 @@ test("the trained verifier learns the synthetic task, calibrates and points at t
     await verifier.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("decision weights: weighted argmax, and tuning finds the weights the objective asks for", () => {
+  assert.equal(weightedArgmax([0.3, 0.2, 0.5], [1, 1, 1]), 2);
+  assert.equal(weightedArgmax([0.3, 0.2, 0.5], [1, 3, 1]), 1);
+  // Gold is class 1 whenever p1 > 0.2: only an up-weighted class 1 gets those right.
+  const probs = [
+    [0.1, 0.3, 0.6],
+    [0.2, 0.25, 0.55],
+    [0.1, 0.1, 0.8],
+    [0.6, 0.1, 0.3],
+  ];
+  const gold = [1, 1, 2, 0];
+  const accuracy = (d: number[]) => d.filter((k, i) => k === gold[i]).length;
+  const { weights, objective } = tuneDecisionWeights(probs, accuracy, 3);
+  assert.equal(objective, 4);
+  assert.ok(weights[1] > 2 && weights[2] === 1, String(weights));
+});
+
+test("dropLeaks removes train pairs whose claim text repeats a dev claim, whatever its id", () => {
+  const pair = (claimId: string, claim: string) => ({ claimId, claim });
+  const { train, dev } = dropLeaks({
+    train: [pair("a", "Sea ice is melting."), pair("b", "CO2 is plant food")],
+    dev: [pair("c", "sea ice is  MELTING")],
+  });
+  assert.deepEqual(
+    train.map((e) => e.claimId),
+    ["b"],
+  );
+  assert.equal(dev.length, 1);
+});
+
+test("aggregate features see cues in sentences the selector may not keep", () => {
+  const claim = profile("Warming increases ice loss");
+  const sentences = ["Warming increases ice loss in models.", "Observations: warming decreases ice loss."];
+  const agg = aggregateFeatures(sentences.map((s, i) => lexicalFeatures(claim, profile(s), i, 2)));
+  assert.equal(agg[0], 1, "best overlap");
+  assert.equal(agg[4], 1, "an antonym somewhere");
+});
+
+test("a pair model without the stance group never calls the encoder", async () => {
+  const train = synthetic(120, "t");
+  const trained = await trainVerificationModel(train, {
+    embed: fakeEncoder.embed,
+    encoderName: fakeEncoder.name,
+    folds: 2,
+  });
+  const { model } = trained.refit(["lexical", "aggregate", "tfidf"]);
+  const m = new VerificationModel(model);
+  let calls = 0;
+  const outs = await m.score([m.prepare(train[0].claim, train[0].sentences)], async (t) => {
+    calls++;
+    return fakeEncoder.embed(t);
+  });
+  assert.equal(calls, 0);
+  assert.equal(outs.length, 1);
+  assert.ok(JSON.stringify(model).length < 5e6);
+});
+
+test("the cascade settles pairs the cheap model calls NEI without the encoder, and encodes the rest", async () => {
+  const train = synthetic(120, "t");
+  const trained = await trainVerificationModel(train, {
+    embed: fakeEncoder.embed,
+    encoderName: fakeEncoder.name,
+    folds: 2,
+  });
+  const cheap = trained.refit(["lexical", "aggregate", "tfidf"]).model;
+  const withCascade = (neiThreshold: number) =>
+    new VerificationModel({
+      ...trained.model,
+      cascade: {
+        pairGroups: cheap.pairGroups,
+        pair: cheap.pair,
+        temperature: cheap.temperature,
+        neiThreshold,
+      },
+    });
+  const pairs = train.slice(0, 6);
+  for (const [threshold, expectCalls] of [
+    [0, 0],
+    [1.01, 1],
+  ] as const) {
+    const m = withCascade(threshold);
+    let calls = 0;
+    const outs = await m.score(
+      pairs.map((e) => m.prepare(e.claim, e.sentences)),
+      async (t) => {
+        calls++;
+        return fakeEncoder.embed(t);
+      },
+    );
+    assert.equal(calls, expectCalls);
+    const verdicts = outs.map((o) => m.verdict(o));
+    if (threshold === 0) for (const v of verdicts) assert.deepEqual([v.label, v.rationale], [NEI, []]);
+    for (const v of verdicts)
+      assert.ok(Math.abs(v.probs.supports + v.probs.refutes + v.probs.nei - 1) < 1e-5);
   }
 });

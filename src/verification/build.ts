@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
 import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import type { Source } from "./examples.ts";
-import { VerificationModel } from "./model.ts";
+import { VerificationModel, type VerificationModelJson } from "./model.ts";
 import {
   type CalibrationReport,
   type EvaluationResult,
@@ -53,7 +53,7 @@ export async function buildVerificationModel(options: BuildOptions): Promise<voi
     }
     await mkdir(outDir, { recursive: true });
     await writeAtomic(join(outDir, "model.json"), `${JSON.stringify(model)}\n`);
-    await writeAtomic(join(outDir, "CARD.md"), card(model.candidates, calibration, results, train.length));
+    await writeAtomic(join(outDir, "CARD.md"), card(model, calibration, results, train.length));
     for (const [source, r] of results)
       log(
         `dev ${source}: weighted F1 ${f3(r.scores.f1_weighted)}, Refutes F1 ${f3(r.scores.per_label.Refutes?.f1)}`,
@@ -65,7 +65,7 @@ export async function buildVerificationModel(options: BuildOptions): Promise<voi
 }
 
 function card(
-  candidates: number,
+  model: VerificationModelJson,
   c: CalibrationReport,
   results: Map<Source, EvaluationResult & { pairs: number }>,
   trainPairs: number,
@@ -85,21 +85,33 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
   give NEI.
 - Climate-FEVER dev file (../shared/data/climate-fever): each (claim, evidence sentence) is a one-sentence
   abstract with the sentence's label.
-- Deterministic train/dev split by claim id (sha1, salt "verification", 20 % dev). ${trainPairs} training pairs.
-  Dev pairs are never used for training, calibration or threshold tuning.
+- Deterministic train/dev split by claim id (sha1, salt "verification", 20 % dev); train pairs whose claim text
+  repeats a dev claim under another id are dropped. ${trainPairs} training pairs. Dev pairs are never used for
+  training, calibration or decision tuning.
 
 ## Method
 1. Selector: binary logistic regression on lexical features (overlap, polarity, hedges, numbers, position) ranks
-   the abstract sentences; the top ${candidates} go through the sentence encoder (rationale recall of the
+   the abstract sentences; the top ${model.candidates} go through the sentence encoder (rationale recall of the
    candidates on SciFact train: ${f3(c.selectorRecall)}).
 2. Stance: multinomial logistic regression (L2, balanced class weights, standardised inputs) on USE-lite vectors
    of claim u and sentence v as (u, v, |u-v|, u*v, cos) plus the lexical features; trained on gold rationale
    sentences (their pair label) and non-rationale candidates (NEI).
-3. Pair: multinomial logistic regression on the candidates' stance probabilities, trained on 3-fold
-   out-of-fold stance predictions.
-4. Calibration: temperature T = ${c.temperature.toFixed(3)} fitted on out-of-fold pair logits (ECE
-   ${f3(c.eceBefore)} → ${f3(c.eceAfter)}); Supports/Refutes below probability ${c.minConfidence} become NEI
-   (threshold tuned on the same out-of-fold predictions for weighted F1).
+3. Pair-level TF-IDF: word 1-2 gram TF-IDF of the claim and of the whole abstract (two blocks + cosine) into a
+   multinomial logistic regression (the benchmark baseline's model), stacked as out-of-fold probabilities.
+4. Pair: standardised multinomial logistic regression on the candidates' stance probabilities, the best
+   candidate's lexical cues, cues aggregated over all sentences and the TF-IDF probabilities, all from 3-fold
+   out-of-fold predictions (by claim id).
+5. Calibration: temperature T = ${c.temperature.toFixed(3)} fitted on out-of-fold pair logits (ECE
+   ${f3(c.eceBefore)} → ${f3(c.eceAfter)}). Decision: argmax of weight × probability with weights
+   ${c.classWeights.join(" / ")} (Supports / Refutes / NEI), tuned on the same out-of-fold predictions for the mean
+   over sources of weighted F1 minus 0.5 × the share of NEI pairs called Supports.
+6. Cascade (speed): ${
+    model.cascade
+      ? `the same pair model without the stance group runs first; a pair it calls NEI with probability ≥
+   ${model.cascade.neiThreshold} is NEI without the sentence encoder (${(100 * c.cascadeSkipped).toFixed(1)} % of train pairs out of fold,
+   threshold: the lowest costing at most 0.005 of the out-of-fold objective).`
+      : "none (no threshold kept the out-of-fold objective)."
+  }
 
 ## Dev figures
 | dev set | pairs | weighted F1 | Supports F1 | Refutes F1 | NEI F1 | gold NEI → Supports | ECE raw → calibrated |
@@ -110,6 +122,6 @@ Baseline, ablations and speed: BENCHMARKS.md, section "Claim verification" (\`np
 
 ## Retrain
 \`climatecheck train verification\` (or \`npm run climatecheck -- train verification\`): deterministic; about 10-20
-minutes on 2 busy cores once the sentence vectors are cached (the stance model fits are the cost).
+minutes on 2 busy cores once the sentence vectors are cached (the stance and TF-IDF model fits are the cost).
 `;
 }

@@ -47,7 +47,9 @@ export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise
   const verifyPairs = async (pairs: readonly VerifyPair[]): Promise<Verdict[]> => {
     const out: Verdict[] = [];
     for (let s = 0; s < pairs.length; s += batchSize) {
-      const prepared = pairs.slice(s, s + batchSize).map((p) => model.prepare(p.claim, abstractSentences(p)));
+      const prepared = pairs
+        .slice(s, s + batchSize)
+        .map((p) => model.prepare(p.claim, abstractSentences(p), p.title));
       for (const o of await model.score(prepared, embed)) out.push(model.verdict(o));
     }
     return out;

@@ -2,7 +2,9 @@
  * Feature vectors of the built-in verifier.
  * - Stance features of one (claim, sentence): sentence-encoder vectors combined as (u, v, |u-v|, u*v, cos) plus
  *   the lexical families of lexical.ts. Families switched off are left out (ablations, smaller models).
- * - Pair features: how the stance probabilities of the candidate sentences add up for the whole abstract.
+ * - Pair features, in groups the pair model can switch off (ablations): how the candidates' stance probabilities
+ *   add up for the whole abstract, the best candidate's lexical cues, cues aggregated over every sentence (the
+ *   selector keeps few), and the stacked pair-level TF-IDF probabilities.
  */
 import { LEXICAL_FAMILIES, LEXICAL_NAMES, type LexicalFamily } from "./lexical.ts";
 
@@ -84,8 +86,36 @@ export const PAIR_STANCE_FEATURES = [
   "log_sentences",
 ] as const;
 
-export function pairDim(families: readonly Family[]): number {
-  return PAIR_STANCE_FEATURES.length + lexicalSlots(families).length;
+export type PairGroup = "stance" | "lexical" | "aggregate" | "tfidf";
+export const ALL_PAIR_GROUPS: readonly PairGroup[] = ["stance", "lexical", "aggregate", "tfidf"];
+
+const at = (name: string) => LEXICAL_NAMES.indexOf(name);
+const MAX_OVER_SENTENCES = ["recall", "bigram_recall", "sent_null", "dir_disagree", "antonym"].map(at);
+const OF_BEST_OVERLAP = ["neg_mismatch", "sent_null", "dir_disagree", "antonym", "num_mismatch"].map(at);
+
+/**
+ * Cues over all sentences, not only the encoded candidates: the best overlap anywhere, whether any sentence
+ * reports a null result, a direction conflict or an antonym, and the polarity cues of the best-overlap sentence.
+ */
+export function aggregateFeatures(lexical: readonly (readonly number[])[]): number[] {
+  let best = 0;
+  const recall = at("recall");
+  for (let j = 1; j < lexical.length; j++) if (lexical[j][recall] > lexical[best][recall]) best = j;
+  const max = (slot: number) => lexical.reduce((m, x) => Math.max(m, x[slot]), 0);
+  return [...MAX_OVER_SENTENCES.map(max), ...OF_BEST_OVERLAP.map((slot) => lexical[best][slot])];
+}
+const AGGREGATE_DIM = MAX_OVER_SENTENCES.length + OF_BEST_OVERLAP.length;
+
+export function pairDim(
+  families: readonly Family[],
+  groups: readonly PairGroup[] = ["stance", "lexical"],
+): number {
+  let d = 0;
+  if (groups.includes("stance")) d += PAIR_STANCE_FEATURES.length;
+  if (groups.includes("lexical")) d += lexicalSlots(families).length;
+  if (groups.includes("aggregate")) d += AGGREGATE_DIM;
+  if (groups.includes("tfidf")) d += 5;
+  return d;
 }
 
 /** The candidate whose stance is least NEI (ties: the earlier candidate). */
@@ -95,37 +125,55 @@ export function bestCandidate(candidates: readonly CandidateScore[]): CandidateS
   return best;
 }
 
-/**
- * Pair features: stance aggregates plus the lexical features of the least-NEI candidate (polarity cues such as
- * null results reach the pair decision directly, not only through the wide stance model).
- */
+/** What the pair features are built from, for one pair. */
+export interface PairInputs {
+  candidates: readonly CandidateScore[];
+  lexical: readonly (readonly number[])[];
+  /** Pair-level TF-IDF probabilities (S, R, NEI); needed when the "tfidf" group is on. */
+  tfidf?: ArrayLike<number>;
+}
+
+const logOdds = (a: number, b: number) => Math.log((a + 1e-4) / (b + 1e-4));
+
+/** Pair features of the switched-on groups, in ALL_PAIR_GROUPS order (see pairDim). */
 export function pairFeatures(
   families: readonly Family[],
-  candidates: readonly CandidateScore[],
-  sentenceCount: number,
-  lexicalOf: (index: number) => readonly number[],
+  groups: readonly PairGroup[],
+  input: PairInputs,
 ): Float32Array {
+  const { candidates, lexical } = input;
+  const out: number[] = [];
   const best = bestCandidate(candidates);
-  let maxS = 0;
-  let maxR = 0;
-  let maxSel = 0;
-  for (const c of candidates) {
-    maxS = Math.max(maxS, c.stance[0]);
-    maxR = Math.max(maxR, c.stance[1]);
-    maxSel = Math.max(maxSel, c.selector);
+  if (groups.includes("stance")) {
+    let maxS = 0;
+    let maxR = 0;
+    let maxSel = 0;
+    for (const c of candidates) {
+      maxS = Math.max(maxS, c.stance[0]);
+      maxR = Math.max(maxR, c.stance[1]);
+      maxSel = Math.max(maxSel, c.selector);
+    }
+    const eps = 1e-6;
+    out.push(
+      best.stance[0],
+      best.stance[1],
+      best.stance[2],
+      maxS,
+      maxR,
+      Math.log((best.stance[0] + eps) / (best.stance[2] + eps)),
+      Math.log((best.stance[1] + eps) / (best.stance[2] + eps)),
+      maxSel,
+      lexical.length === 1 ? 1 : 0,
+      Math.log(lexical.length) / 3,
+    );
   }
-  const eps = 1e-6;
-  const stance = [
-    best.stance[0],
-    best.stance[1],
-    best.stance[2],
-    maxS,
-    maxR,
-    Math.log((best.stance[0] + eps) / (best.stance[2] + eps)),
-    Math.log((best.stance[1] + eps) / (best.stance[2] + eps)),
-    maxSel,
-    sentenceCount === 1 ? 1 : 0,
-    Math.log(sentenceCount) / 3,
-  ];
-  return Float32Array.from([...stance, ...lexicalSubset(families, lexicalOf(best.index))]);
+  // The best candidate's own lexical cues: polarity reaches the pair decision directly.
+  if (groups.includes("lexical")) out.push(...lexicalSubset(families, lexical[best.index]));
+  if (groups.includes("aggregate")) out.push(...aggregateFeatures(lexical));
+  if (groups.includes("tfidf")) {
+    const p = input.tfidf;
+    if (!p) throw new Error("pairFeatures: the tfidf group needs the TF-IDF probabilities");
+    out.push(logOdds(p[0], p[2]), logOdds(p[1], p[2]), p[0], p[1], p[2]);
+  }
+  return Float32Array.from(out);
 }

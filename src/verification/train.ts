@@ -9,12 +9,24 @@ import { trainingFiles } from "../data/paths.ts";
 import { readClimateFever, readSciFactClaims, readSciFactCorpus } from "../data/training-sets.ts";
 import { scoreVerification, type VerificationScores } from "../evaluation/metrics.ts";
 import { expectedCalibrationError, fitTemperature, softmaxWithTemperature } from "../learning/calibration.ts";
+import { tuneDecisionWeights, weightedArgmax } from "../learning/decision-weights.ts";
 import { trainLogistic } from "../learning/logistic.ts";
+import type { SparseVector } from "../learning/sparse.ts";
 import { hashUnit } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
 import { climateFeverExamples, type SourcedExample, sciFactExamples, splitByClaim } from "./examples.ts";
-import { ALL_FAMILIES, type Family, pairDim, pairFeatures, stanceDim, stanceFeatures } from "./features.ts";
+import {
+  ALL_FAMILIES,
+  ALL_PAIR_GROUPS,
+  type CandidateScore,
+  type Family,
+  type PairGroup,
+  pairDim,
+  pairFeatures,
+  stanceDim,
+  stanceFeatures,
+} from "./features.ts";
 import { profile } from "./lexical.ts";
 import {
   type Embed,
@@ -24,7 +36,8 @@ import {
   type VerificationModel,
   type VerificationModelJson,
 } from "./model.ts";
-import { decide, probsFromArray, type Verdict } from "./verifier.ts";
+import { fitPairVectorizer, fitTfidfPairLR, pairTfidfDim, pairTfidfFeatures } from "./tfidf-pair.ts";
+import type { Verdict } from "./verifier.ts";
 
 export interface VerificationData {
   train: SourcedExample[];
@@ -40,7 +53,21 @@ export async function loadVerificationData(dir?: string): Promise<VerificationDa
     readClimateFever(f.climateFever),
   ]);
   const all = [...sciFactExamples(claims, corpus, { similarNei: 1 }), ...climateFeverExamples(fever)];
-  return splitByClaim(all);
+  return dropLeaks(splitByClaim(all));
+}
+
+const claimKey = (claim: string) => claim.toLowerCase().replace(/\W+/g, " ").trim();
+
+/**
+ * Some claims come twice under different ids (38 train pairs repeat a dev claim's text); those train pairs are
+ * dropped so no dev claim is seen in training. The dev side stays as split, so dev figures stay comparable.
+ */
+export function dropLeaks<T extends { claim: string }>(split: {
+  train: T[];
+  dev: T[];
+}): { train: T[]; dev: T[] } {
+  const devClaims = new Set(split.dev.map((e) => claimKey(e.claim)));
+  return { train: split.train.filter((e) => !devClaims.has(claimKey(e.claim))), dev: split.dev };
 }
 
 export interface TrainOptions {
@@ -55,17 +82,25 @@ export interface TrainOptions {
   /** L-BFGS iterations of the stance model (the costly fit; fewer for quick ablations). */
   stanceMaxIter?: number;
   pairL2?: number;
+  /** Pair feature groups (ablations switch groups off). */
+  pairGroups?: PairGroup[];
+  /** Cheap first pass that lets clear NEI pairs skip the encoder (default on). */
+  cascade?: boolean;
+  /** Weight of the NEI -> Supports share subtracted from weighted F1 when the decision weights are tuned. */
+  neiSupportsPenalty?: number;
   log?: (message: string) => void;
 }
 
 export interface CalibrationReport {
   temperature: number;
-  minConfidence: number;
+  classWeights: [number, number, number];
   /** Out-of-fold (train) expected calibration error, before and after temperature scaling. */
   eceBefore: number;
   eceAfter: number;
   /** Selector: share of gold rationale sentences among the candidates (SciFact train evidence pairs). */
   selectorRecall: number;
+  /** Share of train pairs (out of fold) the cascade settles without the encoder; 0 without a cascade. */
+  cascadeSkipped: number;
 }
 
 const labelIndex = (l: Label) => LABELS.indexOf(l);
@@ -81,10 +116,20 @@ function weightedF1(pred: readonly Label[], gold: readonly Label[]): number {
   return scoreVerification(preds, golds).f1_weighted;
 }
 
+export interface TrainedVerification {
+  model: VerificationModelJson;
+  calibration: CalibrationReport;
+  /** The pair stage again with other groups or decision options, on the same out-of-fold inputs (ablations). */
+  refit(
+    groups: readonly PairGroup[],
+    options?: { neiSupportsPenalty?: number; tuneWeights?: boolean; cascade?: boolean },
+  ): { model: VerificationModelJson; calibration: CalibrationReport };
+}
+
 export async function trainVerificationModel(
   train: readonly SourcedExample[],
   options: TrainOptions,
-): Promise<{ model: VerificationModelJson; calibration: CalibrationReport }> {
+): Promise<TrainedVerification> {
   const log = options.log ?? (() => {});
   const families = options.families ?? [...ALL_FAMILIES];
   const K = options.candidates ?? 2;
@@ -147,8 +192,8 @@ export async function trainVerificationModel(
       lexical[s.pair][s.sentence],
     );
   });
-  const standardiser = fitStandardiser(rawX);
-  const X = rawX.map((x) => standardise(x, standardiser));
+  const stanceStandardiser = fitStandardiser(rawX);
+  const X = rawX.map((x) => standardise(x, stanceStandardiser));
   const Y = stance.map((s) => s.label);
   const dim = stanceDim(families, vectors[0]?.length ?? 0);
   const fitStance = (idx: number[]) =>
@@ -178,77 +223,162 @@ export async function trainVerificationModel(
     log(`stance fold ${f + 1}/${folds}: ${fitIdx.length} fit, ${predIdx.length} held out`);
   }
   const bySentence = new Map(stance.map((s, i) => [`${s.pair}:${s.sentence}`, oofStance[i]]));
-  const pairX = train.map((e, i) =>
-    pairFeatures(
-      families,
-      candidates[i].map((c) => ({ ...c, stance: bySentence.get(`${i}:${c.index}`) as Float32Array })),
-      e.sentences.length,
-      (j) => lexical[i][j],
-    ),
+  const oofCandidates: CandidateScore[][] = train.map((_, i) =>
+    candidates[i].map((c) => ({ ...c, stance: bySentence.get(`${i}:${c.index}`) as Float32Array })),
   );
-  const pairY = train.map((e) => labelIndex(e.label));
-  const fitPair = (idx: number[]) =>
-    trainLogistic(
-      idx.map((i) => pairX[i]),
-      idx.map((i) => pairY[i]),
-      pairDim(families),
-      // Balanced: Refutes is rare and the costliest miss; the NEI threshold can take precision back.
-      { kind: "multinomial", classes: 3, l2: pairL2, classWeight: "balanced", maxIter: 300 },
-    );
 
-  // 4. Out-of-fold pair logits -> temperature and NEI confidence threshold.
-  const oofLogits: Float32Array[] = new Array(train.length);
+  // 4. Pair-level TF-IDF model: out-of-fold probabilities for the pair model, final fit for inference.
+  const tfidf = fitPairVectorizer(train);
+  const tfX: SparseVector[] = train.map((e) => pairTfidfFeatures(tfidf, e));
+  const pairY = train.map((e) => labelIndex(e.label));
+  const oofTfidf: Float32Array[] = new Array(train.length);
   for (let f = 0; f < folds; f++) {
     const fitIdx: number[] = [];
     const predIdx: number[] = [];
     train.forEach((e, i) => {
       (foldOf(e.claimId, folds) === f ? predIdx : fitIdx).push(i);
     });
-    const m = fitPair(fitIdx);
-    for (const i of predIdx) oofLogits[i] = m.decision(pairX[i]);
-  }
-  const temperature = fitTemperature(oofLogits, pairY);
-  const eceBefore = expectedCalibrationError(
-    oofLogits.map((z) => softmaxWithTemperature(z, 1)),
-    pairY,
-  );
-  const calibrated = oofLogits.map((z) => probsFromArray(softmaxWithTemperature(z, temperature)));
-  const eceAfter = expectedCalibrationError(
-    calibrated.map((p) => [p.supports, p.refutes, p.nei]),
-    pairY,
-  );
-  const gold = train.map((e) => e.label);
-  let minConfidence = 0;
-  let bestF1 = -1;
-  for (let t = 0; t <= 0.8 + 1e-9; t += 0.02) {
-    const f1 = weightedF1(
-      calibrated.map((p) => decide(p, t).label),
-      gold,
+    const m = fitTfidfPairLR(
+      fitIdx.map((i) => tfX[i]),
+      fitIdx.map((i) => pairY[i]),
+      pairTfidfDim(tfidf),
     );
-    if (f1 > bestF1 + 1e-9) {
-      bestF1 = f1;
-      minConfidence = Number(t.toFixed(2));
-    }
+    for (const i of predIdx) oofTfidf[i] = m.predictProba(tfX[i]);
+    log(`tfidf fold ${f + 1}/${folds}`);
   }
-  log(
-    `temperature ${temperature.toFixed(3)}, ECE ${eceBefore.toFixed(3)} -> ${eceAfter.toFixed(3)}, min confidence ${minConfidence}`,
-  );
-
-  // 5. Final models on all training data.
+  const finalTfidf = fitTfidfPairLR(tfX, pairY, pairTfidfDim(tfidf));
   const finalStance = fitStance(stance.map((_, i) => i));
-  const finalPair = fitPair(train.map((_, i) => i));
-  const model: VerificationModelJson = {
-    format: MODEL_FORMAT,
-    encoder: options.encoderName,
-    families,
-    candidates: K,
-    selector: selector.toJSON(),
-    stance: { standardiser, model: finalStance.toJSON() },
-    pair: finalPair.toJSON(),
-    temperature,
-    minConfidence,
+
+  // 5. Pair model on the out-of-fold inputs; refit() lets ablations swap the groups without refitting the rest.
+  // One pair model on the out-of-fold inputs: standardiser, out-of-fold logits, temperature, final fit.
+  const fitPairStage = (groups: readonly PairGroup[]) => {
+    const raw = train.map((_, i) =>
+      pairFeatures(families, groups, {
+        candidates: oofCandidates[i],
+        lexical: lexical[i],
+        tfidf: oofTfidf[i],
+      }),
+    );
+    const standardiser = fitStandardiser(raw);
+    const pairX = raw.map((x) => standardise(x, standardiser));
+    const fitPair = (idx: number[]) =>
+      trainLogistic(
+        idx.map((i) => pairX[i]),
+        idx.map((i) => pairY[i]),
+        pairDim(families, groups),
+        // Unweighted: the tuned decision weights trade the classes off for weighted F1 instead.
+        { kind: "multinomial", classes: 3, l2: pairL2, maxIter: 300 },
+      );
+    const oofLogits: Float32Array[] = new Array(train.length);
+    for (let f = 0; f < folds; f++) {
+      const fitIdx: number[] = [];
+      const predIdx: number[] = [];
+      train.forEach((e, i) => {
+        (foldOf(e.claimId, folds) === f ? predIdx : fitIdx).push(i);
+      });
+      const m = fitPair(fitIdx);
+      for (const i of predIdx) oofLogits[i] = m.decision(pairX[i]);
+    }
+    const temperature = fitTemperature(oofLogits, pairY);
+    const calibrated = oofLogits.map((z) => softmaxWithTemperature(z, temperature));
+    return {
+      standardiser,
+      oofLogits,
+      temperature,
+      calibrated,
+      final: fitPair(train.map((_, i) => i)),
+    };
   };
-  return { model, calibration: { temperature, minConfidence, eceBefore, eceAfter, selectorRecall } };
+
+  const refit = (
+    groups: readonly PairGroup[],
+    o: { neiSupportsPenalty?: number; tuneWeights?: boolean; cascade?: boolean } = {},
+  ): { model: VerificationModelJson; calibration: CalibrationReport } => {
+    const stage = fitPairStage(groups);
+    const { standardiser, oofLogits, temperature, calibrated } = stage;
+    const eceBefore = expectedCalibrationError(
+      oofLogits.map((z) => softmaxWithTemperature(z, 1)),
+      pairY,
+    );
+    const eceAfter = expectedCalibrationError(calibrated, pairY);
+    // Decision weights: mean over sources of weighted F1 minus a penalty on gold NEI predicted Supports.
+    const penalty = o.neiSupportsPenalty ?? options.neiSupportsPenalty ?? 0.5;
+    const sources = [...new Set(train.map((e) => e.source))].map((s) =>
+      train.flatMap((e, i) => (e.source === s ? [i] : [])),
+    );
+    const objective = (decisions: number[]) => {
+      let total = 0;
+      for (const idx of sources) {
+        const pred = idx.map((i) => LABELS[decisions[i]]);
+        const gold = idx.map((i) => train[i].label);
+        const nei = gold.filter((g) => g === NEI).length;
+        const neiAsS = gold.filter((g, j) => g === NEI && pred[j] === "Supports").length;
+        total += weightedF1(pred, gold) - penalty * (nei ? neiAsS / nei : 0);
+      }
+      return total / sources.length;
+    };
+    const classWeights = (
+      o.tuneWeights === false ? [1, 1, 1] : tuneDecisionWeights(calibrated, objective, 3).weights
+    ) as [number, number, number];
+    log(
+      `pair [${groups.join(", ")}]: temperature ${temperature.toFixed(3)}, ECE ${eceBefore.toFixed(3)} -> ${eceAfter.toFixed(3)}, decision weights ${classWeights.join("/")}`,
+    );
+    const decisions = calibrated.map((p) => weightedArgmax(p, classWeights));
+    const oofObjective = objective(decisions);
+
+    // Cascade: the smallest cheap-model NEI threshold that costs at most 0.005 of the out-of-fold objective.
+    let cascade: VerificationModelJson["cascade"];
+    let skipped = 0;
+    if (groups.includes("stance") && o.cascade !== false && options.cascade !== false) {
+      const cheapGroups = groups.filter((g) => g !== "stance");
+      const cheap = fitPairStage(cheapGroups);
+      for (const t of [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98]) {
+        const early = cheap.calibrated.map((p) => p[2] >= t);
+        if (objective(decisions.map((d, i) => (early[i] ? 2 : d))) < oofObjective - 0.005) continue;
+        skipped = early.filter(Boolean).length / early.length;
+        cascade = {
+          pairGroups: cheapGroups,
+          pair: { standardiser: cheap.standardiser, model: cheap.final.toJSON() },
+          temperature: cheap.temperature,
+          neiThreshold: t,
+        };
+        break;
+      }
+      log(
+        cascade
+          ? `cascade: cheap NEI >= ${cascade.neiThreshold} skips the encoder for ${(100 * skipped).toFixed(1)} % of train pairs (out of fold)`
+          : "cascade: no threshold within 0.005 of the objective; off",
+      );
+    }
+    const model: VerificationModelJson = {
+      format: MODEL_FORMAT,
+      encoder: options.encoderName,
+      families,
+      candidates: K,
+      selector: selector.toJSON(),
+      stance: { standardiser: stanceStandardiser, model: finalStance.toJSON() },
+      ...(groups.includes("tfidf")
+        ? { tfidf: { vectorizer: tfidf.toJSON(), model: finalTfidf.toJSON() } }
+        : {}),
+      pairGroups: [...groups],
+      pair: { standardiser, model: stage.final.toJSON() },
+      temperature,
+      classWeights,
+      ...(cascade ? { cascade } : {}),
+    };
+    return {
+      model,
+      calibration: {
+        temperature,
+        classWeights,
+        eceBefore,
+        eceAfter,
+        selectorRecall,
+        cascadeSkipped: skipped,
+      },
+    };
+  };
+  return { ...refit(options.pairGroups ?? [...ALL_PAIR_GROUPS]), refit };
 }
 
 export interface EvaluationResult {
@@ -266,7 +396,7 @@ export async function evaluateModel(
   examples: readonly SourcedExample[],
   embed: Embed,
 ): Promise<EvaluationResult> {
-  const prepared = examples.map((e) => model.prepare(e.claim, e.sentences));
+  const prepared = examples.map((e) => model.prepare(e.claim, e.sentences, e.title));
   const outputs = await model.score(prepared, embed);
   const verdicts = outputs.map((o) => model.verdict(o));
   return {
