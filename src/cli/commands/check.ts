@@ -3,8 +3,9 @@ import type { Command } from "commander";
 import { DataError } from "../../data/errors.ts";
 import { DEFAULT_K, MAX_K, openPipeline } from "../../pipeline/pipeline.ts";
 import type { CheckResult } from "../../pipeline/result.ts";
-import { BACKENDS, resolveVerifierConfig } from "../../verification/config.ts";
+import { resolveVerifierConfig } from "../../verification/config.ts";
 import { indexWithProgress } from "../index-progress.ts";
+import { addVerifierOptions, type VerifierFlags } from "../verifier-options.ts";
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -32,29 +33,21 @@ export function formatCheck(r: CheckResult): string {
   return `${out.join("\n")}\n`;
 }
 
-interface CheckOptions {
+interface CheckOptions extends VerifierFlags {
   k: string;
   json?: boolean;
   index?: string;
   fast?: boolean;
-  backend?: string;
-  config?: string;
 }
 
 export function register(program: Command): void {
-  program
-    .command("check")
+  addVerifierOptions(program.command("check"))
     .description("Check one claim: narratives, top abstracts with verdicts and rationale sentences, summary")
     .argument("<claim>", "the claim to check")
     .option("--k <n>", "abstracts to retrieve and verify", String(DEFAULT_K))
     .option("--json", "print the result as one JSON object (see README, CheckResult)")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
     .option("--fast", "no sentence encoder for narratives, no re-ranker")
-    .option(
-      "--backend <name>",
-      `verifier backend (${BACKENDS.join(", ")}); default: the config's, else builtin`,
-    )
-    .option("--config <file>", "verifier config JSON (backend settings)")
     .action(async (claim: string, opts: CheckOptions) => {
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k < 1 || k > MAX_K)

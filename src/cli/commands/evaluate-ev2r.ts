@@ -15,24 +15,23 @@ import { builtinJudge } from "../../evaluation/judges/builtin.ts";
 import { cachedJudge } from "../../evaluation/judges/cache.ts";
 import { llmJudge, readLlmJudgeConfig } from "../../evaluation/judges/llm.ts";
 import type { LabelledPair, Task1Prediction } from "../../types.ts";
-import { BACKENDS, openVerifier, resolveVerifierConfig } from "../../verification/config.ts";
+import { openVerifier, resolveVerifierConfig } from "../../verification/config.ts";
 import type { Verifier } from "../../verification/verifier.ts";
+import { addVerifierOptions, type VerifierFlags } from "../verifier-options.ts";
 
 export const JUDGES = ["builtin", "llm"] as const;
 
-export interface Ev2rFlags {
+export interface Ev2rFlags extends VerifierFlags {
   ev2r?: boolean;
   index?: string;
   corpus?: string;
   judge?: string;
   judgeConfig?: string;
   details?: string;
-  backend?: string;
-  config?: string;
 }
 
 export function addEv2rOptions(cmd: Command): Command {
-  return cmd
+  const withEv2r = cmd
     .option(
       "--ev2r",
       "task 1: also score retrieved abstracts outside the gold (adapted Ev2R, auto-verification)",
@@ -44,9 +43,8 @@ export function addEv2rOptions(cmd: Command): Command {
       "--judge-config <file>",
       '--ev2r --judge llm: chat endpoint settings (JSON, or its "judge" section)',
     )
-    .option("--details <file>", "--ev2r: write one audit row per unannotated pair (CSV)")
-    .option("--backend <name>", `--ev2r: proxy verifier backend (${BACKENDS.join(", ")}); default: builtin`)
-    .option("--config <file>", "--ev2r: proxy verifier config JSON (backend settings)");
+    .option("--details <file>", "--ev2r: write one audit row per unannotated pair (CSV)");
+  return addVerifierOptions(withEv2r, "--ev2r proxy: ");
 }
 
 /** Checks the judge flags before anything slow runs; returns how to open the judge once the verifier is open. */

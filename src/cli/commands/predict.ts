@@ -5,8 +5,9 @@ import { DEFAULT_K, type PredictBatchSummary, predictBatch } from "../../pipelin
 import { progressBar } from "../../pipeline/batch-progress.ts";
 import { resolveVerifierConfig } from "../../verification/config.ts";
 import { indexWithProgress } from "../index-progress.ts";
+import { addVerifierOptions, type VerifierFlags } from "../verifier-options.ts";
 
-export interface PredictOptions {
+export interface PredictOptions extends VerifierFlags {
   task: number;
   claims: string;
   out: string;
@@ -16,8 +17,6 @@ export interface PredictOptions {
   zip?: boolean;
   workers?: number;
   chunkSize?: number;
-  backend?: string;
-  config?: string;
   signal?: AbortSignal;
 }
 
@@ -87,8 +86,7 @@ const wholeNumber = (name: string, min: number, max: number) => (v: string) => {
 };
 
 export function register(program: Command): void {
-  program
-    .command("predict")
+  addVerifierOptions(program.command("predict"), "task 1: ")
     .description(
       "Write a ClimateCheck 2026 submission file for a task; resumes an interrupted run from OUT.partial.jsonl",
     )
@@ -104,11 +102,6 @@ export function register(program: Command): void {
     .requiredOption("--out <file>", "predictions file to write (CSV)")
     .option("--index <dir>", "task 1: index directory (default: the default index, built on first use)")
     .option("--k <n>", "task 1: abstracts per claim", wholeNumber("--k", 1, 1000), DEFAULT_K)
-    .option(
-      "--backend <name>",
-      "task 1: verifier backend (builtin, chat); default: the config's, else builtin",
-    )
-    .option("--config <file>", "task 1: verifier config JSON")
     .option("--fast", "task 2: without the sentence encoder")
     .option("--zip", "also write predictions.zip (predictions.csv inside, CodaBench format) beside OUT")
     .option(

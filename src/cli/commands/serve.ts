@@ -2,16 +2,15 @@
 import type { Command } from "commander";
 import { openPipeline } from "../../pipeline/pipeline.ts";
 import { startServer } from "../../server/start.ts";
-import { BACKENDS, resolveVerifierConfig } from "../../verification/config.ts";
+import { resolveVerifierConfig } from "../../verification/config.ts";
 import { indexWithProgress } from "../index-progress.ts";
+import { addVerifierOptions, type VerifierFlags } from "../verifier-options.ts";
 
-interface ServeOptions {
+interface ServeOptions extends VerifierFlags {
   port: string;
   host: string;
   index?: string;
   fast?: boolean;
-  backend?: string;
-  config?: string;
   maxInFlight: string;
   timeout: string;
 }
@@ -24,8 +23,7 @@ const whole = (v: string, min: number, max: number) => {
 };
 
 export function register(program: Command): void {
-  program
-    .command("serve")
+  addVerifierOptions(program.command("serve"))
     .description(
       "Serve the HTTP API (/v1/check, /v1/verify, /v1/narratives, /v1/abstracts/:id) and the web page",
     )
@@ -33,11 +31,6 @@ export function register(program: Command): void {
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
     .option("--fast", "no sentence encoder for narratives, no re-ranker")
-    .option(
-      "--backend <name>",
-      `verifier backend (${BACKENDS.join(", ")}); default: the config's, else builtin`,
-    )
-    .option("--config <file>", "verifier config JSON (backend settings)")
     .option("--max-in-flight <n>", "requests doing pipeline work at once; more get 503", "4")
     .option("--timeout <ms>", "request timeout in milliseconds (504)", "30000")
     .action(async (opts: ServeOptions) => {
