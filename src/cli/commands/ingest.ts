@@ -1,21 +1,22 @@
 /** `climatecheck ingest CORPUS`: builds or extends (resumably) the retrieval index. */
-import { join } from "node:path";
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import type { CorpusFormat } from "../../data/climatecheck.ts";
-import { homeDir } from "../../data/paths.ts";
 import { countLines } from "../../index/count-lines.ts";
 import { ingest } from "../../index/ingest.ts";
+import { defaultIndexDir } from "../../pipeline/default-index.ts";
 import { openEncoders } from "../../retrieval/encoders.ts";
-
-export const defaultIndexDir = (): string => join(homeDir(), "index");
 
 export function register(program: Command): void {
   program
     .command("ingest")
     .description("Index a corpus (BM25 over title and abstract, dense vectors); resumes an interrupted run")
     .argument("<corpus>", "corpus file (.parquet, .jsonl, .csv, optionally .gz)")
-    .option("--index <dir>", "index directory", defaultIndexDir())
+    .option(
+      "--index <dir>",
+      "index directory (default: the default index that check, serve and predict use)",
+      defaultIndexDir(),
+    )
     .option("--format <format>", "auto | climatecheck | scifact | climate-fever", "auto")
     .option("--no-vectors", "BM25 only (fast; retrieval is then lexical)")
     .action(async (corpus: string, opts: { index: string; format: CorpusFormat; vectors: boolean }) => {

@@ -5,14 +5,14 @@ import { DataError } from "../../data/errors.ts";
 import { openRetriever } from "../../retrieval/load.ts";
 import { checkClaim } from "../../retrieval/retriever.ts";
 import type { Claim } from "../../types.ts";
-import { defaultIndexDir } from "./ingest.ts";
+import { indexWithProgress } from "../index-progress.ts";
 
 export function register(program: Command): void {
   program
     .command("retrieve")
     .description("Rank abstracts for each claim (task 1.1) and write task 1 predictions")
     .requiredOption("--claims <file>", "claims file (claim_id, claim)")
-    .option("--index <dir>", "index directory", defaultIndexDir())
+    .option("--index <dir>", "index directory (default: the default index, built on first use)")
     .requiredOption("--out <file>", "predictions CSV to write")
     .option("--k <n>", "abstracts per claim", "10")
     .option("--model <file>", "re-ranker model (default: the shipped one)")
@@ -20,7 +20,7 @@ export function register(program: Command): void {
     .action(
       async (opts: {
         claims: string;
-        index: string;
+        index?: string;
         out: string;
         k: string;
         model?: string;
@@ -41,7 +41,7 @@ export function register(program: Command): void {
           }
         }
         if (ok.length === 0) throw new DataError(opts.claims, "no claim can be searched");
-        const { retriever, close } = await openRetriever(opts.index, {
+        const { retriever, close } = await openRetriever(await indexWithProgress(opts.index), {
           model: opts.rerank ? opts.model : null,
         });
         try {
