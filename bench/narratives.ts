@@ -148,10 +148,12 @@ export const bench: Bench = async () => {
   log("speed");
   const speedTexts = [...fliccTexts, ...devTexts.filter((t) => t.length < 300)].slice(0, 600);
   const fastSpeed = await speed(fast, speedTexts);
+  log(`  --fast: ${fastSpeed.toFixed(0)} claims/s`);
   let fullSpeed: number | undefined;
   if (full) {
     // A fresh encoder without the disk cache: every text goes through USE-lite, as for new claims.
     const cold = await openUseLite({ cacheDir: false });
+    log("  cold encoder open");
     try {
       const classifier = new NarrativeClassifier(full.json, cold);
       await classifier.classify(fliccTexts.slice(0, 8)); // load the model (and workers) before timing
@@ -159,6 +161,7 @@ export const bench: Bench = async () => {
       const started = Date.now();
       await classifier.classify(texts);
       fullSpeed = texts.length / ((Date.now() - started) / 1000);
+      log(`  full: ${fullSpeed.toFixed(1)} claims/s`);
     } finally {
       await cold.close();
     }
