@@ -2,8 +2,9 @@
  * Which verifier backend to use: a JSON config file (validated) and/or a `--backend` flag; the built-in trained
  * verifier is the default. API keys are never stored in the file: it names the environment variable instead.
  */
-import { readFile } from "node:fs/promises";
+
 import { z } from "zod";
+import { readJsonConfig } from "../data/config-file.ts";
 import { DataError } from "../data/errors.ts";
 import { openChatVerifier } from "./backends/chat.ts";
 import { openOnnxVerifier } from "./backends/onnx.ts";
@@ -48,20 +49,7 @@ export type VerifierConfig = z.infer<typeof VerifierConfigSchema>;
 export const BACKENDS = ["builtin", "chat", "onnx"] as const;
 
 export async function readVerifierConfig(path: string): Promise<VerifierConfig> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, "utf8"));
-  } catch (e) {
-    throw new DataError(path, `not a readable JSON file (${(e as Error).message})`);
-  }
-  // A project-wide config may keep the verifier settings under "verification".
-  const section = (value as { verification?: unknown })?.verification ?? value;
-  const parsed = VerifierConfigSchema.safeParse(section);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new DataError(path, issue?.message ?? "invalid verifier config", { field: issue?.path.join(".") });
-  }
-  return parsed.data;
+  return readJsonConfig(path, VerifierConfigSchema, "verification");
 }
 
 /** The config from file and flag: the flag picks the backend, the file gives its settings. */

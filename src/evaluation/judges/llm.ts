@@ -4,8 +4,9 @@
  * climate-science statements, and say which statements a text supports. Bump LLM_PROMPT_VERSION whenever a
  * prompt changes: it is part of the judge name and so of every cache key.
  */
-import { readFile } from "node:fs/promises";
+
 import { z } from "zod";
+import { readJsonConfig } from "../../data/config-file.ts";
 import { DataError } from "../../data/errors.ts";
 import { ChatClient, type ChatClientOptions, type ChatMessage } from "../../verification/chat-client.ts";
 import type { AbstractText, Judge } from "../ev2r.ts";
@@ -82,19 +83,7 @@ const LlmJudgeConfigSchema = z.object({
 
 /** The judge's settings from a JSON file: the whole file, or its "judge" section (a project-wide config). */
 export async function readLlmJudgeConfig(path: string): Promise<LlmJudgeOptions> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, "utf8"));
-  } catch (e) {
-    throw new DataError(path, `not a readable JSON file (${(e as Error).message})`);
-  }
-  const section = (value as { judge?: unknown })?.judge ?? value;
-  const parsed = LlmJudgeConfigSchema.safeParse(section);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new DataError(path, issue?.message ?? "invalid judge config", { field: issue?.path.join(".") });
-  }
-  const { apiKeyEnv, ...options } = parsed.data;
+  const { apiKeyEnv, ...options } = await readJsonConfig(path, LlmJudgeConfigSchema, "judge");
   const apiKey = apiKeyEnv ? process.env[apiKeyEnv] : undefined;
   if (apiKeyEnv && !apiKey)
     throw new DataError(path, `environment variable ${apiKeyEnv} (the judge's API key) is not set`, {
