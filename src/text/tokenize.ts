@@ -8,7 +8,8 @@ const TOKEN = /[\p{L}\p{N}]+(?:[.,'’-][\p{L}\p{N}]+)*/gu;
 export function tokenize(text: string): string[] {
   // match() with a global regex is about twice as fast as matchAll() here (ingest tokenizes every abstract).
   const tokens = text.normalize("NFKC").toLowerCase().match(TOKEN) ?? [];
-  for (let i = 0; i < tokens.length; i++) if (tokens[i].includes("’")) tokens[i] = tokens[i].replace(/’/g, "'");
+  for (let i = 0; i < tokens.length; i++)
+    if (tokens[i].includes("’")) tokens[i] = tokens[i].replace(/’/g, "'");
   return tokens;
 }
 
