@@ -80,7 +80,11 @@ export const bench: Bench = async () => {
   // Ablations: the pair stage refitted on the same out-of-fold stance and TF-IDF inputs.
   const ablations: (string | number)[][] = [];
   const without = (g: PairGroup) => ALL_PAIR_GROUPS.filter((x) => x !== g);
-  const variants: [string, PairGroup[], { neiSupportsPenalty?: number; tuneWeights?: boolean }][] = [
+  const variants: [
+    string,
+    PairGroup[],
+    { neiSupportsPenalty?: number; tuneWeights?: boolean; cascade?: boolean },
+  ][] = [
     ["all groups (shipped)", [...ALL_PAIR_GROUPS], {}],
     ["without stance (no sentence encoder)", without("stance"), {}],
     ["without TF-IDF stacking", without("tfidf"), {}],
@@ -90,13 +94,16 @@ export const bench: Bench = async () => {
     ["TF-IDF probabilities only", ["tfidf"], {}],
     ["all groups, plain argmax (no decision weights)", [...ALL_PAIR_GROUPS], { tuneWeights: false }],
     ["all groups, no NEI → Supports penalty", [...ALL_PAIR_GROUPS], { neiSupportsPenalty: 0 }],
+    ["all groups, no cascade (every pair encoded)", [...ALL_PAIR_GROUPS], { cascade: false }],
   ];
   let noEncoder: VerificationModel | undefined;
+  let noCascade: VerificationModel | undefined;
   for (const [name, groups, o] of variants) {
     log(`ablation: ${name}`);
     const r = trained.refit(groups, o);
     const m = new VerificationModel(r.model);
     if (!groups.includes("stance") && groups.length === 3) noEncoder = m;
+    if (o.cascade === false) noCascade = m;
     ablations.push(
       ...figures(name, await evaluate(m)).map((row) => [row[0], row[1], row[2], row[4], row[6], row[7]]),
     );
@@ -149,7 +156,8 @@ export const bench: Bench = async () => {
   // encoder pool and no vector cache; pool start-up is paid before the clock starts.
   const speed: (string | number)[][] = [];
   for (const [name, model] of [
-    ["built-in verifier", full],
+    ["built-in verifier (cascade)", full],
+    ["no cascade (every pair encoded)", noCascade as VerificationModel],
     ["without stance (no encoder)", noEncoder as VerificationModel],
   ] as const) {
     const cold = await openUseLite({ workers: 2, cacheDir: false });
@@ -189,8 +197,11 @@ Weighted F1, built-in minus baseline: ${delta}. Model file: ${(size / 1e6).toFix
 
 Calibration (fitted on out-of-fold train predictions, never on dev): temperature ${c.temperature.toFixed(3)},
 out-of-fold ECE ${f3(c.eceBefore)} → ${f3(c.eceAfter)}. Decision: argmax of weight × probability, weights
-${c.classWeights.join(" / ")} (Supports / Refutes / NEI) tuned out of fold for the mean over sources of weighted F1
-minus 0.5 × the share of gold NEI pairs called Supports.
+(Supports / Refutes / NEI) ${c.classWeights.join(" / ")} for multi-sentence abstracts and
+${c.classWeightsSingle.join(" / ")} for one-sentence ones, each tuned out of fold for weighted F1 minus 2 × the share of
+gold NEI pairs called Supports beyond the TF-IDF model's own out-of-fold share. Cascade: pairs the no-stance pair
+model calls NEI with probability ≥ ${trained.model.cascade?.neiThreshold ?? "-"} skip the encoder
+(${(100 * c.cascadeSkipped).toFixed(1)} % of train pairs out of fold).
 
 ### Ablations (pair stage refitted on the same out-of-fold inputs; selector, stance and TF-IDF models fixed)
 ${table(["variant", "dev set", "weighted F1", "Refutes F1", "gold NEI → Supports", "ECE (raw → calibrated)"], ablations)}

@@ -99,12 +99,13 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
 3. Pair-level TF-IDF: word 1-2 gram TF-IDF of the claim and of the whole abstract (two blocks + cosine) into a
    multinomial logistic regression (the benchmark baseline's model), stacked as out-of-fold probabilities.
 4. Pair: standardised multinomial logistic regression on the candidates' stance probabilities, the best
-   candidate's lexical cues, cues aggregated over all sentences and the TF-IDF probabilities, all from 3-fold
+   candidate's lexical cues, cues aggregated over all sentences and the TF-IDF probabilities, all from 5-fold
    out-of-fold predictions (by claim id).
 5. Calibration: temperature T = ${c.temperature.toFixed(3)} fitted on out-of-fold pair logits (ECE
-   ${f3(c.eceBefore)} → ${f3(c.eceAfter)}). Decision: argmax of weight × probability with weights
-   ${c.classWeights.join(" / ")} (Supports / Refutes / NEI), tuned on the same out-of-fold predictions for the mean
-   over sources of weighted F1 minus 0.5 × the share of NEI pairs called Supports.
+   ${f3(c.eceBefore)} → ${f3(c.eceAfter)}). Decision: argmax of weight × probability with weights (Supports /
+   Refutes / NEI) ${c.classWeights.join(" / ")} for multi-sentence abstracts and ${c.classWeightsSingle.join(" / ")} for
+   one-sentence ones, each tuned on the same out-of-fold predictions for weighted F1 minus 2 × the share of NEI pairs
+   called Supports beyond the TF-IDF model's own out-of-fold share.
 6. Cascade (speed): ${
     model.cascade
       ? `the same pair model without the stance group runs first; a pair it calls NEI with probability ≥

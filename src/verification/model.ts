@@ -44,6 +44,8 @@ export interface VerificationModelJson {
   temperature: number;
   /** Decision: argmax of weight x calibrated probability (S, R, NEI). */
   classWeights: [number, number, number];
+  /** The same for one-sentence abstracts (claim-sentence pairs behave differently). */
+  classWeightsSingle: [number, number, number];
   /** Cheap first pass that settles clear NEI pairs without the encoder (speed). */
   cascade?: CascadeJson;
 }
@@ -90,6 +92,8 @@ export interface PairOutput {
   logits: Float32Array;
   /** Per candidate: selector and stance probabilities. */
   candidates: CandidateScore[];
+  /** Sentences of the abstract (picks the decision weights). */
+  sentences: number;
   /** Settled by the cascade's cheap pass (its logits, its temperature; the label is NEI). */
   early?: boolean;
 }
@@ -177,7 +181,11 @@ export class VerificationModel {
         lexical: p.lexical,
         tfidf: p.tfidf,
       });
-      out[i] = { logits: this.pair.decision(standardise(x, this.json.pair.standardiser)), candidates };
+      out[i] = {
+        logits: this.pair.decision(standardise(x, this.json.pair.standardiser)),
+        candidates,
+        sentences: p.sentences.length,
+      };
     });
     return out;
   }
@@ -194,7 +202,11 @@ export class VerificationModel {
       lexical: p.lexical,
       tfidf: p.tfidf,
     });
-    return { logits: model.decision(standardise(x, part.pair.standardiser)), candidates };
+    return {
+      logits: model.decision(standardise(x, part.pair.standardiser)),
+      candidates,
+      sentences: p.sentences.length,
+    };
   }
 
   /** Calibrated probabilities, the label decision and the rationale of one scored pair. */
@@ -204,7 +216,7 @@ export class VerificationModel {
       return { label: NEI, confidence: p[2], probs: probsFromArray(p), rationale: [] };
     }
     const p = softmaxWithTemperature(out.logits, this.json.temperature);
-    const k = weightedArgmax(p, this.json.classWeights);
+    const k = weightedArgmax(p, out.sentences === 1 ? this.json.classWeightsSingle : this.json.classWeights);
     const label = LABELS[k];
     return {
       label,

@@ -94,6 +94,7 @@ export interface TrainOptions {
 export interface CalibrationReport {
   temperature: number;
   classWeights: [number, number, number];
+  classWeightsSingle: [number, number, number];
   /** Out-of-fold (train) expected calibration error, before and after temperature scaling. */
   eceBefore: number;
   eceAfter: number;
@@ -133,7 +134,7 @@ export async function trainVerificationModel(
   const log = options.log ?? (() => {});
   const families = options.families ?? [...ALL_FAMILIES];
   const K = options.candidates ?? 2;
-  const folds = options.folds ?? 3;
+  const folds = options.folds ?? 5;
   const stanceL2 = options.stanceL2 ?? 1e-3;
   const pairL2 = options.pairL2 ?? 1e-3;
 
@@ -301,29 +302,49 @@ export async function trainVerificationModel(
       pairY,
     );
     const eceAfter = expectedCalibrationError(calibrated, pairY);
-    // Decision weights: mean over sources of weighted F1 minus a penalty on gold NEI predicted Supports.
-    const penalty = o.neiSupportsPenalty ?? options.neiSupportsPenalty ?? 0.5;
-    const sources = [...new Set(train.map((e) => e.source))].map((s) =>
-      train.flatMap((e, i) => (e.source === s ? [i] : [])),
-    );
-    const objective = (decisions: number[]) => {
-      let total = 0;
-      for (const idx of sources) {
-        const pred = idx.map((i) => LABELS[decisions[i]]);
-        const gold = idx.map((i) => train[i].label);
-        const nei = gold.filter((g) => g === NEI).length;
-        const neiAsS = gold.filter((g, j) => g === NEI && pred[j] === "Supports").length;
-        total += weightedF1(pred, gold) - penalty * (nei ? neiAsS / nei : 0);
-      }
-      return total / sources.length;
+    // Decision weights, one set for one-sentence abstracts (claim-sentence pairs) and one for longer abstracts
+    // (the two behave differently and the sentence count is known at inference): weighted F1 minus `penalty` per
+    // point of NEI pairs called Supports beyond the TF-IDF model's own out-of-fold share (never worse there).
+    const penalty = o.neiSupportsPenalty ?? options.neiSupportsPenalty ?? 2;
+    const kinds = [true, false]
+      .map((single) => train.flatMap((_, i) => ((lexical[i].length === 1) === single ? [i] : [])))
+      .filter((idx) => idx.length > 0);
+    const neiAsSupports = (idx: readonly number[], decide: (i: number) => number) => {
+      const nei = idx.filter((i) => train[i].label === NEI);
+      return nei.length ? nei.filter((i) => decide(i) === 0).length / nei.length : 0;
     };
-    const classWeights = (
-      o.tuneWeights === false ? [1, 1, 1] : tuneDecisionWeights(calibrated, objective, 3).weights
-    ) as [number, number, number];
+    const argmax = (p: ArrayLike<number>) => weightedArgmax(p, [1, 1, 1]);
+    const kindObjective = (idx: readonly number[]) => {
+      const allowed = neiAsSupports(idx, (i) => argmax(oofTfidf[i]));
+      const gold = idx.map((i) => train[i].label);
+      return (decide: (i: number) => number) =>
+        weightedF1(
+          idx.map((i) => LABELS[decide(i)]),
+          gold,
+        ) -
+        penalty * Math.max(0, neiAsSupports(idx, decide) - allowed);
+    };
+    const objectives = kinds.map(kindObjective);
+    const objective = (decisions: number[]) =>
+      objectives.reduce((sum, f) => sum + f((i) => decisions[i]), 0) / objectives.length;
+    const tuned = kinds.map((idx, k) => {
+      if (o.tuneWeights === false) return [1, 1, 1];
+      const at = new Map(idx.map((i, j) => [i, j]));
+      return tuneDecisionWeights(
+        idx.map((i) => calibrated[i]),
+        (d) => objectives[k]((i) => d[at.get(i) as number]),
+        3,
+      ).weights;
+    });
+    const single = kinds.findIndex((idx) => lexical[idx[0]].length === 1);
+    const multi = kinds.findIndex((idx) => lexical[idx[0]].length > 1);
+    const classWeights = (tuned[multi] ?? [1, 1, 1]) as [number, number, number];
+    const classWeightsSingle = (tuned[single] ?? classWeights) as [number, number, number];
+    const weightsOf = (i: number) => (lexical[i].length === 1 ? classWeightsSingle : classWeights);
     log(
-      `pair [${groups.join(", ")}]: temperature ${temperature.toFixed(3)}, ECE ${eceBefore.toFixed(3)} -> ${eceAfter.toFixed(3)}, decision weights ${classWeights.join("/")}`,
+      `pair [${groups.join(", ")}]: temperature ${temperature.toFixed(3)}, ECE ${eceBefore.toFixed(3)} -> ${eceAfter.toFixed(3)}, decision weights ${classWeights.join("/")} (one sentence: ${classWeightsSingle.join("/")})`,
     );
-    const decisions = calibrated.map((p) => weightedArgmax(p, classWeights));
+    const decisions = calibrated.map((p, i) => weightedArgmax(p, weightsOf(i)));
     const oofObjective = objective(decisions);
 
     // Cascade: the smallest cheap-model NEI threshold that costs at most 0.005 of the out-of-fold objective.
@@ -364,6 +385,7 @@ export async function trainVerificationModel(
       pair: { standardiser, model: stage.final.toJSON() },
       temperature,
       classWeights,
+      classWeightsSingle,
       ...(cascade ? { cascade } : {}),
     };
     return {
@@ -371,6 +393,7 @@ export async function trainVerificationModel(
       calibration: {
         temperature,
         classWeights,
+        classWeightsSingle,
         eceBefore,
         eceAfter,
         selectorRecall,
