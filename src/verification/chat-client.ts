@@ -4,7 +4,21 @@
  * answers, a limit on concurrent requests, and JSON answers validated against a zod schema.
  * Shared by the LLM verifier backend and the evaluation's LLM judge.
  */
-import type { z } from "zod";
+import { z } from "zod";
+
+/** Settings of an OpenAI-compatible chat endpoint, as config files give them (verifier backend, LLM judge). */
+export const ChatEndpointSchema = z.object({
+  baseUrl: z.string().url(),
+  model: z.string().min(1),
+  /** Environment variable holding the API key, if the server needs one (keys are never stored in files). */
+  apiKeyEnv: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  retries: z.number().int().min(0).optional(),
+  backoffMs: z.number().int().min(0).optional(),
+  concurrency: z.number().int().positive().optional(),
+  maxTokens: z.number().int().positive().optional(),
+  jsonMode: z.boolean().optional(),
+});
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";

@@ -9,6 +9,7 @@ import { DataError } from "../data/errors.ts";
 import { openChatVerifier } from "./backends/chat.ts";
 import { openOnnxVerifier } from "./backends/onnx.ts";
 import { openBuiltinVerifier } from "./builtin.ts";
+import { ChatEndpointSchema } from "./chat-client.ts";
 import type { Verifier } from "./verifier.ts";
 
 const BuiltinConfig = z.object({
@@ -17,19 +18,7 @@ const BuiltinConfig = z.object({
   model: z.string().optional(),
 });
 
-const ChatConfig = z.object({
-  backend: z.literal("chat"),
-  baseUrl: z.string().url(),
-  model: z.string().min(1),
-  /** Environment variable holding the API key, if the server needs one. */
-  apiKeyEnv: z.string().optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  retries: z.number().int().min(0).optional(),
-  backoffMs: z.number().int().min(0).optional(),
-  concurrency: z.number().int().positive().optional(),
-  maxTokens: z.number().int().positive().optional(),
-  jsonMode: z.boolean().optional(),
-});
+const ChatConfig = ChatEndpointSchema.extend({ backend: z.literal("chat") });
 
 /** An ONNX NLI cross-encoder from a local folder (see backends/onnx.ts). */
 const OnnxConfig = z.object({

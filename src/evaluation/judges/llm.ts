@@ -8,7 +8,12 @@
 import { z } from "zod";
 import { readJsonConfig } from "../../data/config-file.ts";
 import { DataError } from "../../data/errors.ts";
-import { ChatClient, type ChatClientOptions, type ChatMessage } from "../../verification/chat-client.ts";
+import {
+  ChatClient,
+  type ChatClientOptions,
+  ChatEndpointSchema,
+  type ChatMessage,
+} from "../../verification/chat-client.ts";
 import type { AbstractText, Judge } from "../ev2r.ts";
 
 export const LLM_PROMPT_VERSION = "ev2r-llm-v1";
@@ -67,19 +72,7 @@ export function llmJudge(options: LlmJudgeOptions): Judge {
   };
 }
 
-const LlmJudgeConfigSchema = z.object({
-  baseUrl: z.string().url(),
-  model: z.string().min(1),
-  /** Environment variable holding the API key, if the server needs one (keys are never stored in files). */
-  apiKeyEnv: z.string().optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  retries: z.number().int().min(0).optional(),
-  backoffMs: z.number().int().min(0).optional(),
-  concurrency: z.number().int().positive().optional(),
-  maxTokens: z.number().int().positive().optional(),
-  jsonMode: z.boolean().optional(),
-  maxFacts: z.number().int().positive().optional(),
-});
+const LlmJudgeConfigSchema = ChatEndpointSchema.extend({ maxFacts: z.number().int().positive().optional() });
 
 /** The judge's settings from a JSON file: the whole file, or its "judge" section (a project-wide config). */
 export async function readLlmJudgeConfig(path: string): Promise<LlmJudgeOptions> {
