@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { ingest } from "../src/index/ingest.ts";
 import type { CheckResult } from "../src/pipeline/result.ts";
+import { type ChatServer, startChatServer } from "./chat-server-fixture.ts";
 import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
 const run = promisify(execFile);
@@ -16,36 +15,21 @@ let dir = "";
 let config = "";
 
 /** A loopback chat model: Refutes citing sentence 0 when the abstract says "cannot", else NEI. */
-const server = createServer((req, res) => {
-  let data = "";
-  req.on("data", (c) => {
-    data += c;
-  });
-  req.on("end", () => {
-    const prompt = JSON.stringify(JSON.parse(data).messages);
-    const answer = prompt.includes("cannot explain")
-      ? { label: "Refutes", confidence: 0.9, rationale: [0] }
-      : { label: "Not Enough Information", confidence: 0.8, rationale: [] };
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({ choices: [{ message: { role: "assistant", content: JSON.stringify(answer) } }] }),
-    );
-  });
-});
+let chat: ChatServer | undefined;
 
 before(async () => {
   dir = tempDir("cc-check-cli-");
   await ingest(writeCorpus(dir), join(dir, "index"));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as AddressInfo).port;
-  config = join(dir, "chat.json");
-  await writeFile(
-    config,
-    JSON.stringify({ backend: "chat", baseUrl: `http://127.0.0.1:${port}/v1`, model: "t" }),
+  chat = await startChatServer((prompt) =>
+    prompt.includes("cannot explain")
+      ? { label: "Refutes", confidence: 0.9, rationale: [0] }
+      : { label: "Not Enough Information", confidence: 0.8, rationale: [] },
   );
+  config = join(dir, "chat.json");
+  await writeFile(config, JSON.stringify({ backend: "chat", baseUrl: chat.baseUrl, model: "t" }));
 });
 after(async () => {
-  server.close();
+  chat?.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -9,19 +9,25 @@ const cli = (...args: string[]) =>
   spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { encoding: "utf8" });
 const dir = mkdtempSync(join(tmpdir(), "cc-eval-"));
 
-test("evaluate --task 1 --json prints the official keys, computed on the example run", () => {
+/** `evaluate --json` of the example run of a task against examples/labels.csv. */
+function evaluateExample(task: 1 | 2) {
+  const preds = `examples/task${task}-predictions.csv`;
   const r = cli(
     "evaluate",
     "--task",
-    "1",
+    String(task),
     "--predictions",
-    "examples/task1-predictions.csv",
+    preds,
     "--gold",
     "examples/labels.csv",
     "--json",
   );
   assert.equal(r.status, 0, r.stderr);
-  const s = JSON.parse(r.stdout);
+  return JSON.parse(r.stdout);
+}
+
+test("evaluate --task 1 --json prints the official keys, computed on the example run", () => {
+  const s = evaluateExample(1);
   for (const key of [
     "recall_at_2",
     "recall_at_5",
@@ -43,18 +49,7 @@ test("evaluate --task 1 --json prints the official keys, computed on the example
 });
 
 test("evaluate --task 2 --json prints macro, micro, weighted, exact match and the group object", () => {
-  const r = cli(
-    "evaluate",
-    "--task",
-    "2",
-    "--predictions",
-    "examples/task2-predictions.csv",
-    "--gold",
-    "examples/labels.csv",
-    "--json",
-  );
-  assert.equal(r.status, 0, r.stderr);
-  const s = JSON.parse(r.stdout);
+  const s = evaluateExample(2);
   for (const key of [
     "macro_precision",
     "macro_recall",

@@ -2,36 +2,20 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { readAll } from "../src/data/tables.ts";
 import { DEFAULT_MODEL_PATH } from "../src/verification/builtin.ts";
+import { type ChatServer, startChatServer } from "./chat-server-fixture.ts";
 
 const run = promisify(execFile);
 const CLI = ["--import", "tsx", "src/cli/main.ts"];
 let dir = "";
 
 /** A loopback chat server: Refutes when the claim mentions "cooling", else Supports citing sentence 1. */
-const server = createServer((req, res) => {
-  let data = "";
-  req.on("data", (c) => {
-    data += c;
-  });
-  req.on("end", () => {
-    const prompt = JSON.stringify(JSON.parse(data).messages);
-    const answer = prompt.includes("cooling")
-      ? { label: "Refutes", confidence: 0.9, rationale: [0] }
-      : { label: "Supports", confidence: 0.7, rationale: [1] };
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({ choices: [{ message: { role: "assistant", content: JSON.stringify(answer) } }] }),
-    );
-  });
-});
+let chat: ChatServer | undefined;
 
 const PAIRS = `claim_id,claim,abstract_id,abstract,title
 c1,The planet is cooling,a1,"Global surface temperature rose by 1.1 °C since 1850. The warming is unequivocal.",Warming
@@ -41,21 +25,24 @@ c2,Sea level is rising,a2,"BACKGROUND: Tide gauges record the ocean. RESULTS: Gl
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "verify-cli-"));
   await writeFile(join(dir, "pairs.csv"), PAIRS);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  chat = await startChatServer((prompt) =>
+    prompt.includes("cooling")
+      ? { label: "Refutes", confidence: 0.9, rationale: [0] }
+      : { label: "Supports", confidence: 0.7, rationale: [1] },
+  );
 });
 after(async () => {
-  server.close();
+  chat?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 const env = () => ({ ...process.env, CLIMATECHECK_HOME: join(dir, "home") });
 
 test("verify --backend chat writes one verdict row per pair with the exact labels and columns", async () => {
-  const port = (server.address() as AddressInfo).port;
   await writeFile(
     join(dir, "chat.json"),
     JSON.stringify({
-      verification: { backend: "chat", baseUrl: `http://127.0.0.1:${port}/v1`, model: "tiny" },
+      verification: { backend: "chat", baseUrl: chat?.baseUrl, model: "tiny" },
     }),
   );
   const out = join(dir, "out.csv");
