@@ -6,7 +6,7 @@ import { DataError } from "../src/data/errors.ts";
 import { TITLE_AND_ABSTRACT } from "../src/index/embed-text.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { openIndex } from "../src/index/open.ts";
-import { FILES, readManifest } from "../src/index/schema.ts";
+import { FILES, readManifest, SCHEMA_VERSION } from "../src/index/schema.ts";
 import { ABSTRACTS, fakeEncoder, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
 test("ingest without vectors: BM25 finds the matching abstract and the store keeps title, DOI and sentences", async () => {
@@ -111,7 +111,7 @@ test("an index of another schema version is refused with a clear message, never 
   const idx = join(dir, "idx");
   await ingest(corpus, idx);
   const path = join(idx, FILES.manifest);
-  writeFileSync(path, readFileSync(path, "utf8").replace('"schema": 1', '"schema": 999'));
+  writeFileSync(path, readFileSync(path, "utf8").replace(`"schema": ${SCHEMA_VERSION}`, '"schema": 999'));
   assert.throws(
     () => openIndex(idx),
     (e) => e instanceof DataError && /schema version 999 is not supported/.test(e.message),

@@ -2,9 +2,10 @@
  * Own BM25 over title and abstract, persisted as compact binary files. One posting list per term holds both
  * field frequencies, so a single pass yields per-field scores (for the re-ranker) and the whole-document score
  * (for candidates). Terms come from the project tokenizer; stopwords are not indexed (their lists are long and
- * their idf is near zero).
+ * their idf is near zero). Each term also stores an upper bound of its score, so a query can skip most of the
+ * long lists of common terms (MaxScore) and still return the exact top k.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { STOPWORDS, tokenize } from "../text/tokenize.ts";
@@ -12,35 +13,52 @@ import { FILES } from "./schema.ts";
 
 export const K1 = 1.2;
 export const B = 0.75;
+/** Field term frequencies are capped at 255 so both fit one Uint16 (BM25 saturates long before that). */
+const TF_CAP = 0xff;
 
 /** Index terms of a text: tokenizer output without stopwords. */
 export function indexTerms(text: string): string[] {
   return tokenize(text).filter((t) => !STOPWORDS.has(t));
 }
 
-/** Growable Uint32 buffer (postings are built in docno order, then sorted by term with one counting sort). */
-class U32 {
-  data = new Uint32Array(1 << 16);
+/** Growable typed buffer (postings are built in docno order, then sorted by term with one counting sort). */
+class Grow<T extends Uint32Array | Uint16Array> {
   length = 0;
+  constructor(
+    public data: T,
+    private readonly make: (n: number) => T,
+  ) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
+      // x1.5 rather than x2: the postings of 400k abstracts are tens of millions of entries.
+      const next = this.make(Math.ceil(this.data.length * 1.5));
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
   }
+  view(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
 }
+const u32 = (n: number) => new Grow(new Uint32Array(n), (m) => new Uint32Array(m));
+const u16 = (n: number) => new Grow(new Uint16Array(n), (m) => new Uint16Array(m));
 
 /** Accumulates documents in docno order and writes the BM25 files. */
 export class Bm25Builder {
-  private readonly vocab = new Map<string, number>();
+  /** Term -> id; stopwords map to -1, so each token costs one hash lookup. */
+  private readonly vocab = new Map<string, number>([...STOPWORDS].map((w) => [w, -1]));
   private readonly terms: string[] = [];
-  private readonly tripleTerm = new U32();
-  private readonly tripleDoc = new U32();
-  private readonly tripleTf = new U32();
-  private readonly titleLen = new U32();
-  private readonly absLen = new U32();
+  private readonly postTerm = u32(1 << 16);
+  private readonly postDoc = u32(1 << 16);
+  private readonly postTf = u16(1 << 16);
+  private readonly titleLen = u32(1 << 12);
+  private readonly absLen = u32(1 << 12);
+  // Per-term scratch for the doc being added (a Map per doc was the top cost of ingest).
+  private seenIn = new Int32Array(1 << 16).fill(-1);
+  private tfTitle = new Uint16Array(1 << 16);
+  private tfAbs = new Uint16Array(1 << 16);
+  private readonly touched: number[] = [];
 
   get docs(): number {
     return this.titleLen.length;
@@ -48,69 +66,136 @@ export class Bm25Builder {
 
   add(title: string, abstract: string): void {
     const docno = this.docs;
-    const counts = new Map<number, number>();
-    const t = indexTerms(title);
-    const a = indexTerms(abstract);
-    for (const term of t) this.count(counts, term, 1 << 16);
-    for (const term of a) this.count(counts, term, 1);
-    for (const [id, packed] of counts) {
-      this.tripleTerm.push(id);
-      this.tripleDoc.push(docno);
-      // Cap each field's tf at 65535 so the two fit one Uint32.
-      this.tripleTf.push((Math.min(packed >>> 16, 0xffff) << 16) | Math.min(packed & 0xffff, 0xffff));
+    this.touched.length = 0;
+    this.titleLen.push(this.countField(title, docno, this.tfTitle, this.tfAbs));
+    this.absLen.push(this.countField(abstract, docno, this.tfAbs, this.tfTitle));
+    for (const id of this.touched) {
+      this.postTerm.push(id);
+      this.postDoc.push(docno);
+      this.postTf.push((Math.min(this.tfTitle[id], TF_CAP) << 8) | Math.min(this.tfAbs[id], TF_CAP));
     }
-    this.titleLen.push(t.length);
-    this.absLen.push(a.length);
   }
 
-  private count(counts: Map<number, number>, term: string, inc: number): void {
-    let id = this.vocab.get(term);
-    if (id === undefined) {
-      id = this.terms.length;
-      this.vocab.set(term, id);
-      this.terms.push(term);
+  /** Counts a field's index terms into `tf` (zeroing `other` for terms new to this doc); returns its length. */
+  private countField(text: string, docno: number, tf: Uint16Array, other: Uint16Array): number {
+    let n = 0;
+    for (const term of tokenize(text)) {
+      let id = this.vocab.get(term);
+      if (id === undefined) {
+        id = this.terms.length;
+        this.vocab.set(term, id);
+        this.terms.push(term);
+        if (id === this.seenIn.length) this.growScratch();
+      } else if (id < 0) continue;
+      n++;
+      if (this.seenIn[id] !== docno) {
+        this.seenIn[id] = docno;
+        tf[id] = 0;
+        other[id] = 0;
+        this.touched.push(id);
+      }
+      if (tf[id] < 0xffff) tf[id]++;
     }
-    const prev = counts.get(id) ?? 0;
-    // Saturate each 16-bit half instead of overflowing into the other.
-    if (inc === 1 && (prev & 0xffff) === 0xffff) return;
-    if (inc !== 1 && prev >>> 16 === 0xffff) return;
-    counts.set(id, prev + inc);
+    return n;
+  }
+
+  private growScratch(): void {
+    const n = this.seenIn.length * 2;
+    const seen = new Int32Array(n).fill(-1);
+    seen.set(this.seenIn);
+    this.seenIn = seen;
+    const t = new Uint16Array(n);
+    t.set(this.tfTitle);
+    this.tfTitle = t;
+    const a = new Uint16Array(n);
+    a.set(this.tfAbs);
+    this.tfAbs = a;
   }
 
   async write(dir: string): Promise<void> {
     const nTerms = this.terms.length;
-    const n = this.tripleTerm.length;
+    const n = this.postTerm.length;
+    const termOf = this.postTerm.data;
     const start = new Uint32Array(nTerms + 1);
-    for (let i = 0; i < n; i++) start[this.tripleTerm.data[i] + 1]++;
+    for (let i = 0; i < n; i++) start[termOf[i] + 1]++;
     for (let t = 0; t < nTerms; t++) start[t + 1] += start[t];
     const fill = start.slice(0, nTerms);
     const docs = new Uint32Array(n);
-    const tfs = new Uint32Array(n);
+    const tfs = new Uint16Array(n + (n & 1)); // even length keeps the next part 4-byte aligned
+    const srcDoc = this.postDoc.data;
+    const srcTf = this.postTf.data;
     for (let i = 0; i < n; i++) {
-      const pos = fill[this.tripleTerm.data[i]]++;
-      docs[pos] = this.tripleDoc.data[i];
-      tfs[pos] = this.tripleTf.data[i];
+      const pos = fill[termOf[i]]++;
+      docs[pos] = srcDoc[i];
+      tfs[pos] = srcTf[i];
     }
-    const header = new Uint32Array([nTerms, n]);
+    const titleLen = this.titleLen.view();
+    const absLen = this.absLen.view();
+    const norm = lengthNorms(titleLen, absLen, averages(titleLen, absLen).all);
+    // Upper bound per term of tf / (tf + norm): times idf * qtf * (K1 + 1) it bounds any doc's score.
+    const bound = new Float32Array(nTerms);
+    for (let t = 0; t < nTerms; t++) {
+      let best = 0;
+      for (let i = start[t]; i < start[t + 1]; i++) {
+        const tf = (tfs[i] >>> 8) + (tfs[i] & 0xff);
+        const c = tf / (tf + norm[docs[i]]);
+        if (c > best) best = c;
+      }
+      bound[t] = best;
+    }
     await writeFile(join(dir, FILES.terms), this.terms.join("\n"));
-    await writeFile(join(dir, FILES.postings), concat([header, start, docs, tfs]));
-    const titleLen = new Uint32Array(this.titleLen.data.buffer, 0, this.docs);
-    const absLen = new Uint32Array(this.absLen.data.buffer, 0, this.docs);
-    await writeFile(join(dir, FILES.lengths), concat([new Uint32Array([this.docs]), titleLen, absLen]));
+    writeParts(join(dir, FILES.postings), [new Uint32Array([nTerms, n]), start, docs, tfs, bound]);
+    writeParts(join(dir, FILES.lengths), [new Uint32Array([this.docs]), titleLen, absLen]);
   }
 }
 
-function concat(parts: Uint32Array[]): Buffer {
-  return Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+/** Writes typed arrays back to back, without concatenating them in memory first. */
+function writeParts(path: string, parts: ArrayBufferView[]): void {
+  const fd = openSync(path, "w");
+  try {
+    for (const p of parts) {
+      const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
+      for (let off = 0; off < bytes.length; )
+        off += writeSync(fd, bytes, off, Math.min(1 << 28, bytes.length - off));
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
-function u32s(buf: Buffer, offset: number, length: number): Uint32Array {
-  // Copy so the view is 4-byte aligned whatever the Buffer pool did.
-  const out = new Uint32Array(length);
-  out.set(
-    new Uint32Array(buf.buffer.slice(buf.byteOffset + offset * 4, buf.byteOffset + (offset + length) * 4)),
-  );
+/** Mean lengths as the index has always computed them (per-field means, each floored at 1). */
+function averages(titleLen: Uint32Array, absLen: Uint32Array): { title: number; abs: number; all: number } {
+  const n = titleLen.length;
+  let st = 0;
+  let sa = 0;
+  for (let i = 0; i < n; i++) {
+    st += titleLen[i];
+    sa += absLen[i];
+  }
+  const title = Math.max(st / Math.max(n, 1), 1);
+  const abs = Math.max(sa / Math.max(n, 1), 1);
+  return { title, abs, all: title + abs };
+}
+
+/** K1 * (1 - B + B * len / avg) per doc, over title and abstract together (the candidate score's length norm). */
+function lengthNorms(titleLen: Uint32Array, absLen: Uint32Array, avgAll: number): Float64Array {
+  const out = new Float64Array(titleLen.length);
+  for (let i = 0; i < out.length; i++) out[i] = K1 * (1 - B + (B * (titleLen[i] + absLen[i])) / avgAll);
   return out;
+}
+
+/** A typed view of `count` elements at byte `offset` of a file buffer; copied only when misaligned. */
+function view<T>(
+  buf: Buffer,
+  offset: number,
+  count: number,
+  Ctor: { new (b: ArrayBufferLike, o: number, n: number): T; new (n: number): T; BYTES_PER_ELEMENT: number },
+): T {
+  const at = buf.byteOffset + offset;
+  if (at % Ctor.BYTES_PER_ELEMENT === 0) return new Ctor(buf.buffer, at, count);
+  const copy = new Uint8Array(count * Ctor.BYTES_PER_ELEMENT);
+  copy.set(buf.subarray(offset, offset + copy.length));
+  return new Ctor(copy.buffer, 0, count);
 }
 
 /** Per-field BM25 scores of one document for one query. */
@@ -130,43 +215,56 @@ export interface QueryTerm {
   idf: number;
 }
 
+export interface Hit {
+  docno: number;
+  score: number;
+}
+
 export class Bm25Index {
   readonly size: number;
   private readonly vocab: Map<string, number>;
   private readonly start: Uint32Array;
   private readonly docs: Uint32Array;
-  private readonly tfs: Uint32Array;
+  private readonly tfs: Uint16Array;
+  private readonly bound: Float32Array;
   private readonly titleLen: Uint32Array;
   private readonly absLen: Uint32Array;
   private readonly avgTitle: number;
   private readonly avgAbs: number;
   private readonly avgAll: number;
-  /** Reused accumulator (one query at a time). */
-  private readonly acc: Float32Array;
+  private readonly norm: Float64Array;
+  /** Reused per query (one query at a time): score accumulator and the docs it touched. */
+  private readonly acc: Float64Array;
+  private readonly touched: Int32Array;
+  /** Postings read by the last search (for tests and benchmarks of the pruning). */
+  lastPostings = 0;
 
   constructor(dir: string) {
     const terms = readFileSync(join(dir, FILES.terms), "utf8");
     const list = terms === "" ? [] : terms.split("\n");
-    this.vocab = new Map(list.map((t, i) => [t, i]));
+    this.vocab = new Map();
+    for (let i = 0; i < list.length; i++) this.vocab.set(list[i], i);
     const p = readFileSync(join(dir, FILES.postings));
-    const [nTerms, n] = u32s(p, 0, 2);
-    this.start = u32s(p, 2, nTerms + 1);
-    this.docs = u32s(p, 3 + nTerms, n);
-    this.tfs = u32s(p, 3 + nTerms + n, n);
+    const [nTerms, n] = view(p, 0, 2, Uint32Array);
+    let off = 8;
+    this.start = view(p, off, nTerms + 1, Uint32Array);
+    off += (nTerms + 1) * 4;
+    this.docs = view(p, off, n, Uint32Array);
+    off += n * 4;
+    this.tfs = view(p, off, n, Uint16Array);
+    off += (n + (n & 1)) * 2;
+    this.bound = view(p, off, nTerms, Float32Array);
     const l = readFileSync(join(dir, FILES.lengths));
-    this.size = u32s(l, 0, 1)[0];
-    this.titleLen = u32s(l, 1, this.size);
-    this.absLen = u32s(l, 1 + this.size, this.size);
-    let st = 0;
-    let sa = 0;
-    for (let i = 0; i < this.size; i++) {
-      st += this.titleLen[i];
-      sa += this.absLen[i];
-    }
-    this.avgTitle = Math.max(st / Math.max(this.size, 1), 1);
-    this.avgAbs = Math.max(sa / Math.max(this.size, 1), 1);
-    this.avgAll = this.avgTitle + this.avgAbs;
-    this.acc = new Float32Array(this.size);
+    this.size = view(l, 0, 1, Uint32Array)[0];
+    this.titleLen = view(l, 4, this.size, Uint32Array);
+    this.absLen = view(l, 4 + this.size * 4, this.size, Uint32Array);
+    const avg = averages(this.titleLen, this.absLen);
+    this.avgTitle = avg.title;
+    this.avgAbs = avg.abs;
+    this.avgAll = avg.all;
+    this.norm = lengthNorms(this.titleLen, this.absLen, this.avgAll);
+    this.acc = new Float64Array(this.size);
+    this.touched = new Int32Array(this.size);
   }
 
   /** Document frequency of a term (0 when unknown). */
@@ -193,22 +291,61 @@ export class Bm25Index {
     return out;
   }
 
-  /** Top k docnos by whole-document BM25, best first (ties by docno). */
-  search(query: QueryTerm[], k: number): { docno: number; score: number }[] {
-    const acc = this.acc;
-    const touched: number[] = [];
-    for (const q of query) {
-      const w = q.idf * q.qtf;
-      for (let i = this.start[q.id]; i < this.start[q.id + 1]; i++) {
-        const d = this.docs[i];
-        const tf = (this.tfs[i] >>> 16) + (this.tfs[i] & 0xffff);
-        const len = this.titleLen[d] + this.absLen[d];
-        if (acc[d] === 0) touched.push(d);
-        acc[d] += (w * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / this.avgAll));
+  /**
+   * Top k docnos by whole-document BM25, best first (ties by docno). Exact, with MaxScore pruning: terms go in
+   * order of their score bound; once the bounds of the terms left cannot lift an unseen doc to the current k-th
+   * score, those terms only update docs already seen (a binary search each, instead of a scan of a long list).
+   * `exhaustive` turns the pruning off (same order of additions, so the same scores to the last bit).
+   */
+  search(query: QueryTerm[], k: number, exhaustive = false): Hit[] {
+    const { acc, touched, docs, tfs, norm, start } = this;
+    const terms = query
+      .map((q) => {
+        const w = q.idf * q.qtf * (K1 + 1);
+        return { id: q.id, w, bound: w * this.bound[q.id] * (1 + 1e-6) };
+      })
+      .sort((a, b) => b.bound - a.bound || a.id - b.id);
+    const rest = new Float64Array(terms.length + 1);
+    for (let i = terms.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + terms[i].bound;
+    let nt = 0;
+    let read = 0;
+    let t = 0;
+    for (; t < terms.length; t++) {
+      // Prune when even the best possible score of an unseen doc is below the k-th score so far.
+      if (!exhaustive && k > 0 && nt >= k && rest[t] < rest[0] - rest[t]) {
+        if (rest[t] < kthLargest(acc, touched, nt, k)) break;
+      }
+      const { id, w } = terms[t];
+      const end = start[id + 1];
+      read += end - start[id];
+      for (let i = start[id]; i < end; i++) {
+        const d = docs[i];
+        const tf = (tfs[i] >>> 8) + (tfs[i] & 0xff);
+        if (acc[d] === 0) touched[nt++] = d;
+        acc[d] += (w * tf) / (tf + norm[d]);
       }
     }
-    const hits = topK(touched, acc, k);
-    for (const d of touched) acc[d] = 0;
+    if (t < terms.length) {
+      // Docs seen so far, in docno order, so each remaining list is searched forward only.
+      const seen = touched.subarray(0, nt).sort();
+      for (; t < terms.length; t++) {
+        const { id, w } = terms[t];
+        let lo = start[id];
+        const end = start[id + 1];
+        for (let j = 0; j < nt && lo < end; j++) {
+          const d = seen[j];
+          lo = gallop(docs, lo, end, d);
+          read++;
+          if (lo < end && docs[lo] === d) {
+            const tf = (tfs[lo] >>> 8) + (tfs[lo] & 0xff);
+            acc[d] += (w * tf) / (tf + norm[d]);
+          }
+        }
+      }
+    }
+    this.lastPostings = read;
+    const hits = topHits(touched, nt, acc, k);
+    for (let i = 0; i < nt; i++) acc[touched[i]] = 0;
     return hits;
   }
 
@@ -223,8 +360,8 @@ export class Bm25Index {
       for (const q of query) {
         const packed = this.lookup(q.id, d);
         if (packed === 0) continue;
-        const tt = packed >>> 16;
-        const ta = packed & 0xffff;
+        const tt = packed >>> 8;
+        const ta = packed & 0xff;
         const w = q.idf * q.qtf;
         if (tt) o.title += (w * tt * (K1 + 1)) / (tt + K1 * (1 - B + (B * lt) / this.avgTitle));
         if (ta) o.abstract += (w * ta * (K1 + 1)) / (ta + K1 * (1 - B + (B * la) / this.avgAbs));
@@ -238,35 +375,69 @@ export class Bm25Index {
   }
 
   private lookup(term: number, docno: number): number {
-    let lo = this.start[term];
-    let hi = this.start[term + 1] - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const d = this.docs[mid];
-      if (d === docno) return this.tfs[mid];
-      if (d < docno) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return 0;
+    const end = this.start[term + 1];
+    const i = gallop(this.docs, this.start[term], end, docno);
+    return i < end && this.docs[i] === docno ? this.tfs[i] : 0;
   }
 }
 
-/** The k best (score desc, docno asc) of the touched docs. */
-export function topK(
-  docnos: ArrayLike<number>,
-  score: ArrayLike<number>,
-  k: number,
-): { docno: number; score: number }[] {
-  const all: { docno: number; score: number }[] = [];
-  for (let i = 0; i < docnos.length; i++) all.push({ docno: docnos[i], score: score[docnos[i]] });
-  if (all.length > 4 * k) {
-    // Find the k-th best score with a numeric typed-array sort, then sort only the hits above it.
-    const scores = Float32Array.from(all, (h) => h.score).sort();
-    const cut = scores[scores.length - k];
-    return all
-      .filter((h) => h.score >= cut)
-      .sort((a, b) => b.score - a.score || a.docno - b.docno)
-      .slice(0, k);
+/** First index in [lo, end) whose docno is >= d (docs sorted ascending there): exponential then binary search. */
+function gallop(docs: Uint32Array, lo: number, end: number, d: number): number {
+  if (lo >= end || docs[lo] >= d) return lo;
+  let step = 1;
+  let hi = lo + 1;
+  while (hi < end && docs[hi] < d) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
   }
-  return all.sort((a, b) => b.score - a.score || a.docno - b.docno).slice(0, k);
+  if (hi > end) hi = end;
+  // Invariant: docs[lo] < d, and docs[hi] >= d or hi === end.
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < d) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** The k-th largest of score[ids[0..n)] (-Infinity when n < k), with a size-k min-heap. */
+export function kthLargest(score: ArrayLike<number>, ids: ArrayLike<number>, n: number, k: number): number {
+  if (k <= 0 || n < k) return Number.NEGATIVE_INFINITY;
+  const heap = new Float64Array(k);
+  for (let i = 0; i < k; i++) heap[i] = score[ids[i]];
+  heap.sort();
+  // A sorted array is a valid min-heap.
+  for (let i = k; i < n; i++) {
+    const s = score[ids[i]];
+    if (s <= heap[0]) continue;
+    let j = 0;
+    for (;;) {
+      const l = 2 * j + 1;
+      if (l >= k) break;
+      const c = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l;
+      if (heap[c] >= s) break;
+      heap[j] = heap[c];
+      j = c;
+    }
+    heap[j] = s;
+  }
+  return heap[0];
+}
+
+/** The k best of score[ids[0..n)], score desc then docno asc; allocates only for the hits. */
+export function topHits(ids: ArrayLike<number>, n: number, score: ArrayLike<number>, k: number): Hit[] {
+  if (k <= 0) return [];
+  const cut = n > k ? kthLargest(score, ids, n, k) : Number.NEGATIVE_INFINITY;
+  const out: Hit[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = score[ids[i]];
+    if (s >= cut) out.push({ docno: ids[i], score: s });
+  }
+  return out.sort((a, b) => b.score - a.score || a.docno - b.docno).slice(0, k);
+}
+
+/** The k best (score desc, docno asc) of the given docs. */
+export function topK(docnos: ArrayLike<number>, score: ArrayLike<number>, k: number): Hit[] {
+  return topHits(docnos, docnos.length, score, k);
 }

@@ -1,7 +1,7 @@
 /** Random access to the stored abstracts (docs.jsonl) by docno, through the offsets written at finalise. */
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { FILES, type StoredDoc } from "./schema.ts";
+import { decodeDoc, FILES, type StoredDoc } from "./schema.ts";
 
 export class DocStore {
   readonly size: number;
@@ -15,7 +15,8 @@ export class DocStore {
     this.offsets = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
     this.size = this.offsets.length - 1;
     this.ids = readFileSync(join(dir, FILES.ids), "utf8").split("\n").slice(0, this.size);
-    this.byId = new Map(this.ids.map((id, i) => [id, i]));
+    this.byId = new Map();
+    for (let i = 0; i < this.ids.length; i++) this.byId.set(this.ids[i], i);
     this.fd = openSync(join(dir, FILES.docs), "r");
   }
 
@@ -32,7 +33,7 @@ export class DocStore {
     const length = this.offsets[docno + 1] - start;
     const buf = Buffer.allocUnsafe(length);
     readSync(this.fd, buf, 0, length, start);
-    return JSON.parse(buf.toString("utf8")) as StoredDoc;
+    return decodeDoc(buf.toString("utf8"));
   }
 
   close(): void {

@@ -2,11 +2,12 @@
  * Builds or extends an index from a corpus file. Abstracts are appended to docs.jsonl and the vector files in
  * batches; after each batch the manifest's commit point moves forward atomically. An interrupted ingest resumes
  * from the last commit (files are cut back to it) and skips ids already in the index, so re-ingesting is
- * idempotent. BM25 files, offsets and ids are rebuilt from docs.jsonl at the end (finalise).
+ * idempotent. BM25 postings, offsets and ids are built in memory as docs are committed (the committed docs of a
+ * resumed index are read back once, at the start) and written at the end (finalise).
  */
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
-import { appendFile, mkdir, stat, truncate, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rename, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { type CorpusFormat, readCorpus } from "../data/climatecheck.ts";
@@ -16,7 +17,10 @@ import { splitSentences } from "../text/sentences.ts";
 import type { CorpusAbstract } from "../types.ts";
 import { Bm25Builder } from "./bm25.ts";
 import type { EmbedRecipe } from "./embed-text.ts";
+import { buildIvf, writeIvf } from "./ivf.ts";
 import {
+  decodeDoc,
+  encodeDoc,
   FILES,
   type Manifest,
   readManifest,
@@ -49,7 +53,15 @@ export interface IngestOptions {
   onProgress?: (p: IngestProgress) => void;
   /** Each skipped row, with its line; without it skips are still counted in the result. */
   onSkip?: (line: number, reason: string) => void;
+  /** Vector sets of at least this many docs get IVF lists for fast approximate search (default IVF_MIN_DOCS). */
+  ivfMinDocs?: number;
 }
+
+/**
+ * Below this size exhaustive dense search takes a few ms and stays exact (the quality figures are measured so);
+ * above it an IVF index is built at finalise.
+ */
+export const IVF_MIN_DOCS = 50_000;
 
 export interface IngestResult {
   dir: string;
@@ -167,7 +179,19 @@ export async function ingest(
   }
   const { manifest, resumed } = await prepare(dir, specs);
   const known = new Set<string>();
-  for await (const line of storedLines(dir)) known.add((JSON.parse(line) as StoredDoc).id);
+  // BM25, offsets and ids grow with each commit; the docs already committed are read back once, here.
+  const built: Built = { bm25: new Bm25Builder(), offsets: [0], ids: [], bytes: 0 };
+  const addBuilt = (d: StoredDoc, lineBytes: number) => {
+    built.bm25.add(d.title ?? "", d.abstract);
+    built.ids.push(d.id);
+    built.bytes += lineBytes;
+    built.offsets.push(built.bytes);
+  };
+  for await (const line of storedLines(dir)) {
+    const d = decodeDoc(line);
+    known.add(d.id);
+    addBuilt(d, Buffer.byteLength(line) + 1);
+  }
   const { hash, bytes } = await fingerprint(corpusPath);
 
   const firstLine = new Map<string, number>();
@@ -207,7 +231,7 @@ export async function ingest(
     };
     for await (const line of storedLines(dir)) {
       if (done++ < manifest.vectors[spec.name].docs) continue;
-      pending.push(JSON.parse(line) as StoredDoc);
+      pending.push(decodeDoc(line));
       if (pending.length >= batchSize) await flush();
     }
     if (pending.length) await flush();
@@ -216,11 +240,17 @@ export async function ingest(
   const commit = async (batch: StoredDoc[]) => {
     if (batch.length === 0) return;
     for (const spec of specs) await appendVectors(spec, batch);
-    const text = `${batch.map((d) => JSON.stringify(d)).join("\n")}\n`;
+    const text = Buffer.from(`${batch.map(encodeDoc).join("\n")}\n`);
+    // Line lengths from the newlines of the encoded bytes (JSON escapes any newline inside a string).
+    for (let i = 0, from = 0; i < batch.length; i++) {
+      const nl = text.indexOf(10, from);
+      addBuilt(batch[i], nl + 1 - from);
+      from = nl + 1;
+    }
     await appendFile(join(dir, FILES.docs), text);
     manifest.committed = {
       docs: manifest.committed.docs + batch.length,
-      bytes: manifest.committed.bytes + Buffer.byteLength(text),
+      bytes: manifest.committed.bytes + text.length,
     };
     manifest.complete = false;
     await writeManifest(dir, manifest);
@@ -260,27 +290,42 @@ export async function ingest(
   await commit(batch);
 
   progress("finalise");
-  const total = await finalise(dir, manifest);
+  const total = await finalise(dir, manifest, built);
+  await buildVectorLists(dir, manifest, options.ivfMinDocs ?? IVF_MIN_DOCS);
   manifest.sources.push({ path: resolve(corpusPath), fingerprint: hash, bytes, added, skipped });
   manifest.complete = true;
   await writeManifest(dir, manifest);
   return { dir, added, skipped, alreadyIndexed, total, resumed };
 }
 
-/** Rebuilds BM25, offsets and ids from the committed docs. Returns the number of docs. */
-async function finalise(dir: string, manifest: Manifest): Promise<number> {
-  const bm25 = new Bm25Builder();
-  const offsets: number[] = [0];
-  const ids: string[] = [];
-  let pos = 0;
-  for await (const line of storedLines(dir)) {
-    const d = JSON.parse(line) as StoredDoc;
-    bm25.add(d.title ?? "", d.abstract);
-    ids.push(d.id);
-    pos += Buffer.byteLength(line) + 1;
-    offsets.push(pos);
+/** (Re)builds the IVF lists of each large vector set over all its docs; small sets have none. */
+async function buildVectorLists(dir: string, manifest: Manifest, minDocs: number): Promise<void> {
+  for (const [name, info] of Object.entries(manifest.vectors)) {
+    const path = join(dir, FILES.ivf(name));
+    await rm(path, { force: true });
+    if (info.docs < minDocs || info.docs === 0) continue;
+    const buf = await readFile(join(dir, FILES.vectors(name)));
+    const data =
+      buf.byteOffset % 4 === 0
+        ? new Float32Array(buf.buffer, buf.byteOffset, info.docs * info.dim)
+        : new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + info.docs * info.dim * 4));
+    writeIvf(`${path}.tmp`, buildIvf(data, info.docs, info.dim));
+    await rename(`${path}.tmp`, path);
   }
-  if (ids.length !== manifest.committed.docs || pos !== manifest.committed.bytes) {
+}
+
+interface Built {
+  bm25: Bm25Builder;
+  /** Byte offset of each doc line in docs.jsonl, then the end. */
+  offsets: number[];
+  ids: string[];
+  bytes: number;
+}
+
+/** Writes BM25, offsets and ids of the committed docs. Returns the number of docs. */
+async function finalise(dir: string, manifest: Manifest, built: Built): Promise<number> {
+  const { bm25, offsets, ids } = built;
+  if (ids.length !== manifest.committed.docs || built.bytes !== manifest.committed.bytes) {
     throw new Error(
       `${dir}: docs.jsonl does not match the manifest's commit point; ingest into a new directory`,
     );

@@ -1,8 +1,10 @@
 /** Opens a finished index for search, refusing one of another schema version or an unfinished ingest. */
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { Bm25Index } from "./bm25.ts";
 import { DocStore } from "./docstore.ts";
+import { readIvf } from "./ivf.ts";
 import { FILES, type Manifest, readManifest } from "./schema.ts";
 import { VectorSet } from "./vectors.ts";
 
@@ -40,7 +42,9 @@ export function openIndex(dirArg: string): OpenIndex {
         `vector set "${name}" covers ${info.docs} of ${docs.size} abstracts; run ingest again to finish it`,
       );
     }
-    vectors[name] = new VectorSet(join(dir, FILES.vectors(name)), info.dim, docs.size);
+    const ivfPath = join(dir, FILES.ivf(name));
+    const ivf = existsSync(ivfPath) ? readIvf(ivfPath) : undefined;
+    vectors[name] = new VectorSet(join(dir, FILES.vectors(name)), info.dim, docs.size, ivf);
   }
   return { dir, manifest, docs, bm25, vectors, close: () => docs.close() };
 }

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { DataError } from "../data/errors.ts";
 
 /** Bumped whenever a file format below changes; an index of another version is refused, never misread. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const FILES = {
   manifest: "manifest.json",
-  /** One JSON object per abstract (StoredDoc), in docno order. */
+  /** One JSON object per abstract (StoredDoc, written by encodeDoc), in docno order. */
   docs: "docs.jsonl",
   /** Byte offset of each doc in docs.jsonl, plus the end (Float64, n + 1 entries); written at finalise. */
   offsets: "docs.offsets",
@@ -20,11 +20,16 @@ export const FILES = {
   ids: "docs.ids",
   /** Vocabulary, one term per line, term id = line. */
   terms: "bm25.terms",
-  /** Postings: start per term (Uint32, nTerms + 1), docnos (Uint32), packed tf title << 16 | tf abstract. */
+  /**
+   * Header nTerms, nPostings (Uint32); start per term (Uint32, nTerms + 1); docnos (Uint32); packed tf
+   * title << 8 | abstract (Uint16, each capped at 255, padded to an even count); per-term score bound (Float32).
+   */
   postings: "bm25.postings",
   /** Token counts per doc: title (Uint16) then abstract (Uint32). */
   lengths: "bm25.lengths",
   vectors: (name: string) => `vectors.${name}.f32`,
+  /** IVF lists of a vector set (src/index/ivf.ts); only for sets of IVF_MIN_DOCS or more, written at finalise. */
+  ivf: (name: string) => `vectors.${name}.ivf`,
 } as const;
 
 /** What an abstract becomes in the index: the text later stages need, with its sentence boundaries. */
@@ -36,6 +41,22 @@ export interface StoredDoc {
   doi?: string;
   url?: string;
   year?: number;
+}
+
+/**
+ * One docs.jsonl line. The abstract is left out when it is just its sentences joined by spaces (it nearly always
+ * is), which halves the file and the time spent writing and parsing it.
+ */
+export function encodeDoc(doc: StoredDoc): string {
+  if (doc.abstract !== doc.sentences.join(" ")) return JSON.stringify(doc);
+  const { abstract: _, ...rest } = doc;
+  return JSON.stringify(rest);
+}
+
+export function decodeDoc(line: string): StoredDoc {
+  const doc = JSON.parse(line) as StoredDoc;
+  doc.abstract ??= doc.sentences.join(" ");
+  return doc;
 }
 
 export interface VectorSetInfo {

@@ -11,6 +11,7 @@ const ABBREVIATIONS = new Set(
 );
 
 const HEADING = /\b([A-Z][A-Z /&-]{2,40}):\s+/g;
+const LAST_WORD = /([\p{L}.]+)[.!?]["')\]]?$/u;
 
 export function splitSentences(text: string): string[] {
   const clean = text.replace(/\s+/g, " ").trim();
@@ -24,7 +25,9 @@ export function splitSentences(text: string): string[] {
     for (let m = re.exec(block); m !== null; m = re.exec(block)) {
       const end = m.index + m[0].trimEnd().length;
       const candidate = block.slice(start, end);
-      const lastWord = /([\p{L}.]+)[.!?]["')\]]?$/u.exec(candidate)?.[1] ?? "";
+      // Only the tail can hold the last word: matching the whole candidate was the top cost of ingest. A run of
+      // letters cut at 64 characters is still no abbreviation or initial, so the answer is the same.
+      const lastWord = LAST_WORD.exec(candidate.slice(-64))?.[1] ?? "";
       if (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord)) continue;
       if (candidate.trim()) out.push(candidate.trim());
       start = m.index + m[0].length;
