@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -49,7 +58,7 @@ test("vector cache skips a torn record in the middle and a corrupt tail", () => 
   const fd = openSync(c.file, "r+");
   ftruncateSync(fd, record + Math.floor(record / 2));
   closeSync(fd);
-  const d = openVectorCache(join(dir, "torn"), "m", 8);
+  const d = openVectorCache(join(dir, "torn"), "m", 8, { shared: false }); // as another process would
   d.putMany([{ key: cacheKey("m", "after"), vector: vec(5) }]);
   const tail = openSync(d.file, "a");
   writeSync(tail, Buffer.from("garbage tail"));
@@ -64,4 +73,58 @@ test("vector cache skips a torn record in the middle and a corrupt tail", () => 
   assert.deepEqual(afterTorn, vec(5));
   c.close();
   d.close();
+});
+
+test("one process shares one key index per cache file", () => {
+  const a = openVectorCache(join(dir, "one"), "m", 8);
+  const b = openVectorCache(join(dir, "one"), "m", 8);
+  a.putMany([{ key: cacheKey("m", "x"), vector: vec(1) }]);
+  b.getMany([]);
+  assert.equal(b.size, 1);
+  a.close();
+  // Still open through b after a closed.
+  assert.deepEqual(b.getMany([cacheKey("m", "x")])[0], vec(1));
+  assert.throws(() => a.getMany([cacheKey("m", "x")]), /closed/);
+  b.close();
+});
+
+test("vector cache stays within maxBytes and evicts what was not used since the last rotation", () => {
+  const record = 4 + 20 + 8 * 4 + 4;
+  const max = 10 * record;
+  const c = openVectorCache(join(dir, "bounded"), "m", 8, { maxBytes: max });
+  const key = (i: number) => cacheKey("m", `t${i}`);
+  for (let i = 0; i < 35; i++) {
+    c.putMany([{ key: key(i), vector: vec(i) }]);
+    // Keep t0 in use: every lookup copies it forward when it sits in the previous generation.
+    assert.deepEqual(c.getMany([key(0)])[0], vec(0));
+    assert.ok(c.size <= 10, `size ${c.size} after ${i + 1} puts`);
+    assert.ok(statSync(c.file).size <= max);
+    assert.ok(!existsSync(`${c.file}.old`) || statSync(`${c.file}.old`).size <= max);
+  }
+  const got = c.getMany(Array.from({ length: 35 }, (_, i) => key(i)));
+  assert.deepEqual(got[0], vec(0), "the recently used t0 survived every rotation");
+  assert.equal(got[1], undefined, "t1, unused, was evicted");
+  assert.deepEqual(got[34], vec(34), "the newest is there");
+  for (let i = 0; i < 35; i++) if (got[i]) assert.deepEqual(got[i], vec(i)); // never a wrong vector
+  assert.ok(got.filter(Boolean).length <= 20, "at most two generations");
+  c.close();
+});
+
+test("a cache in another process follows a rotation and never returns a wrong vector", () => {
+  const record = 4 + 20 + 8 * 4 + 4;
+  const a = openVectorCache(join(dir, "rot"), "m", 8, { maxBytes: 4 * record, shared: false });
+  const b = openVectorCache(join(dir, "rot"), "m", 8, { maxBytes: 4 * record, shared: false });
+  const key = (i: number) => cacheKey("m", `r${i}`);
+  for (let i = 0; i < 4; i++) a.putMany([{ key: key(i), vector: vec(i) }]);
+  assert.deepEqual(b.getMany([key(3)])[0], vec(3));
+  for (let i = 4; i < 10; i++) a.putMany([{ key: key(i), vector: vec(i) }]); // two rotations by a
+  const got = b.getMany(Array.from({ length: 10 }, (_, i) => key(i)));
+  for (let i = 0; i < 10; i++) if (got[i]) assert.deepEqual(got[i], vec(i));
+  assert.deepEqual(got[9], vec(9));
+  assert.equal(got[0], undefined);
+  // b writes to the file a reads now.
+  b.putMany([{ key: key(99), vector: vec(99) }]);
+  assert.deepEqual(a.getMany([key(99)])[0], vec(99));
+  a.close();
+  b.close();
 });

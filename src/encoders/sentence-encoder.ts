@@ -23,6 +23,11 @@ export interface UseLiteOptions {
   workers?: number;
   /** Vector cache folder; false = no cache. Default: cacheDir()/use-lite. */
   cacheDir?: string | false;
+  /**
+   * Largest size of the vector cache file in bytes (vector-cache.ts: one more generation is kept beside it).
+   * Default: $CLIMATECHECK_VECTOR_CACHE_MB megabytes, else 256 MiB.
+   */
+  cacheMaxBytes?: number;
   /** Texts per model call (default 32: measured CPU per text within ~15% from 8 to 64, lowest near 32). */
   batchSize?: number;
   /** Distinct texts of the current call done so far (cache hits count at once). */
@@ -46,6 +51,16 @@ const DEFAULT_WORKERS = 2;
 /** Below this many texts to embed, starting workers (about a second each) costs more than it saves. */
 const POOL_MIN_TEXTS = 48;
 
+/** $CLIMATECHECK_VECTOR_CACHE_MB as bytes; undefined when unset (an unusable value is an error, not ignored). */
+function envCacheMaxBytes(): number | undefined {
+  const v = process.env.CLIMATECHECK_VECTOR_CACHE_MB;
+  if (v === undefined || v === "") return undefined;
+  const mb = Number(v);
+  if (!(mb > 0))
+    throw new Error(`CLIMATECHECK_VECTOR_CACHE_MB must be a positive number of megabytes, got "${v}"`);
+  return Math.floor(mb * 1024 * 1024);
+}
+
 function inProcess(): BatchEmbedder & { ready: Promise<unknown> } {
   const model = sharedUseLiteModel();
   return {
@@ -62,7 +77,9 @@ export async function openUseLite(options: UseLiteOptions = {}): Promise<UseLite
   const cache: VectorCache | undefined =
     options.cacheDir === false
       ? undefined
-      : openVectorCache(options.cacheDir ?? join(cacheDir(), "use-lite"), USE_LITE_NAME, USE_LITE_DIM);
+      : openVectorCache(options.cacheDir ?? join(cacheDir(), "use-lite"), USE_LITE_NAME, USE_LITE_DIM, {
+          maxBytes: options.cacheMaxBytes ?? envCacheMaxBytes(),
+        });
   const stats: EncoderStats = { modelTexts: 0, modelBatches: 0, cacheHits: 0 };
   // Models load lazily: a call served wholly from the cache never loads one.
   let local: ReturnType<typeof inProcess> | undefined;

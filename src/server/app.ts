@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { DataError } from "../data/errors.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
 import { createGate } from "./gate.ts";
+import { memoryReport, watchGc } from "./memory.ts";
 import { openApiDocument } from "./openapi.ts";
 import { CheckRequest, describeIssue, NarrativesRequest, VerifyRequest } from "./schemas.ts";
 import { CSP, WEB_DIR, webFile } from "./web.ts";
@@ -57,6 +58,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
   const log = options.log ?? stderrLog;
   const doc = openApiDocument(options.version ?? "0.1.0");
   const app = new Hono();
+  watchGc();
 
   app.use("*", async (c, next) => {
     const started = performance.now();
@@ -157,6 +159,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       verifier: pipeline.verifierName,
       retrieval: pipeline.retrieval,
       in_flight: gate.inFlight,
+      memory: memoryReport(),
     }),
   );
   app.get("/openapi.json", (c) => c.json(doc));

@@ -126,6 +126,15 @@ export const HealthResponse = z.strictObject({
   verifier: z.string(),
   retrieval: z.enum(["re-ranked", "fused", "bm25"]),
   in_flight: z.number().int(),
+  memory: z.strictObject({
+    rss_mb: z.number(),
+    heap_used_mb: z.number(),
+    heap_total_mb: z.number(),
+    external_mb: z.number(),
+    array_buffers_mb: z.number(),
+    heap_after_gc_mb: z.number().nullable(),
+    major_gcs: z.number().int(),
+  }),
 });
 
 export const ErrorResponse = z.strictObject({ error: z.string() });
