@@ -187,3 +187,36 @@ test("--zip writes predictions.zip holding exactly predictions.csv with the outp
     await readFile(csv),
   );
 });
+
+test("a lane with concurrency 3 gets up to 3 chunks at once; results stay in input order", async () => {
+  const items = Array.from({ length: 20 }, (_, i) => ({ id: `i${i}` }));
+  let inFlight = 0;
+  let most = 0;
+  const lane: Lane<{ id: string }, string> = {
+    concurrency: 3,
+    async process(chunk) {
+      most = Math.max(most, ++inFlight);
+      // Later chunks finish first, as chunks waiting on a pool can.
+      await new Promise((r) => setTimeout(r, 30 - Number(chunk[0].id.slice(1))));
+      inFlight--;
+      return chunk.map((x) => x.id.toUpperCase());
+    },
+    async close() {},
+  };
+  let written: string[] = [];
+  await runBatch({
+    items,
+    checkpoint: join(dir, "concurrent.partial.jsonl"),
+    identity: { params: {}, input: "x" },
+    openLanes: async () => [lane],
+    chunkSize: 2,
+    write: async (r) => {
+      written = r;
+    },
+  });
+  assert.equal(most, 3);
+  assert.deepEqual(
+    written,
+    items.map((x) => x.id.toUpperCase()),
+  );
+});

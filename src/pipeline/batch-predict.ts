@@ -50,11 +50,13 @@ export interface PredictBatchSummary extends BatchSummary {
 }
 
 /**
- * Task 1 defaults to one in-process lane: its verifier's encoder pool already uses both cores, and two worker lanes
- * (a model and an index per thread, smaller encoder batches) cost 0.44 instead of 0.33 CPU-s per claim
- * (BENCHMARKS.md, "predict").
+ * Task 1 defaults to one in-process lane: from ENCODER_POOL_MIN_CLAIMS claims it sends all sentence encoding
+ * (claims too) to 2 encoder worker threads and keeps several chunks in flight, so retrieval here overlaps encoding
+ * there; two worker lanes (a model and an index per thread) cost more CPU per claim (BENCHMARKS.md, "predict").
  */
 export const DEFAULT_WORKERS = { 1: 0, 2: 0 } as const;
+/** Task 1 claims from which the in-process lane starts 2 encoder worker threads (~20 s to start under load). */
+export const ENCODER_POOL_MIN_CLAIMS = 64;
 export const DEFAULT_K = 10;
 
 /** `<out>.partial.jsonl`: the checkpoint of a run writing `out`. */
@@ -123,6 +125,7 @@ export async function predictBatch(o: PredictBatchOptions): Promise<PredictBatch
               k: params.k as number,
               verifier: params.verifier as VerifierConfig,
               reranker: o.reranker,
+              encoderWorkers: workers === 0 && claims.length >= ENCODER_POOL_MIN_CLAIMS ? 2 : 0,
             },
             workers,
           )

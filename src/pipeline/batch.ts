@@ -9,6 +9,11 @@ import { type CheckpointRecord, openCheckpoint, type RunIdentity } from "./batch
 /** Turns a chunk of items into one result per item, in order. */
 export interface Lane<I, R> {
   process(items: I[]): Promise<R[]>;
+  /**
+   * Chunks this lane may process at once (default 1). More than one pays when a lane waits on other threads
+   * (an encoder pool) for part of each chunk: this thread works on another chunk meanwhile.
+   */
+  concurrency?: number;
   close(): Promise<void>;
 }
 
@@ -92,8 +97,11 @@ export async function runBatch<I extends { id: string }, R>(o: BatchOptions<I, R
         }
       };
       try {
+        const loops = lanes.flatMap((lane) =>
+          Array.from({ length: Math.max(1, Math.floor(lane.concurrency ?? 1)) }, () => lane),
+        );
         const outcomes = await Promise.allSettled(
-          lanes.map((lane) =>
+          loops.map((lane) =>
             work(lane).catch((e) => {
               failed = true;
               throw e;
