@@ -1,24 +1,46 @@
 /**
  * Retrieval at the size of the real corpus: a generated 400,000-abstract corpus (real SciFact sentences and titles,
- * shuffled with a fixed seed). Ingest without vectors and queries run in child processes so peak memory is theirs;
- * USE-lite throughput is measured on a slice and projected, since embedding 400k abstracts takes hours here.
+ * shuffled with a fixed seed). Ingest without vectors, queries and dense search run in child processes so peak
+ * memory is theirs; USE-lite throughput is measured on a slice and projected, since embedding 400k abstracts takes
+ * hours here. Dense search runs on 400k vectors made from real USE-lite vectors of the SciFact abstracts each
+ * synthetic abstract's title and lead came from, with real USE-lite claim vectors as queries.
+ *
+ * Options (environment): SCALE_N (abstracts, default 400000), SCALE_KEEP=1 keeps the work folder.
  */
 import { execFile } from "node:child_process";
 import { createWriteStream, existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { homeDir, trainingFiles } from "../src/data/paths.ts";
 import { readSciFactClaims, readSciFactCorpus } from "../src/data/training-sets.ts";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { titleAndLead } from "../src/index/embed-text.ts";
+import { IVF_MIN_DOCS } from "../src/index/ingest.ts";
 import { USE_LEAD_CHARS } from "../src/retrieval/encoders.ts";
+import type { CorpusAbstract } from "../src/types.ts";
 import { type BenchSection, table } from "./report.ts";
 import { seededShuffleSentences } from "./synthetic-corpus.ts";
 
-const N = 400_000;
+const N = Number(process.env.SCALE_N ?? 400_000);
 const REAL = 394_269;
 const run = promisify(execFile);
+
+interface DenseRun {
+  lists: number;
+  defaultProbe: number;
+  ivfSeconds: number;
+  exhaustiveP50: number;
+  probes: { share: number; probe: number; recall: number; p50: number; p95: number }[];
+}
+
+interface DenseFigures {
+  queries: number;
+  coherent: DenseRun;
+  mixed: DenseRun;
+  maxRssMiB: number;
+}
 
 async function child(args: string[]): Promise<Record<string, number>> {
   const { stdout } = await run(
@@ -35,12 +57,24 @@ function du(dir: string): number {
   return readdirSync(dir).reduce((s, f) => s + statSync(join(dir, f)).size, 0);
 }
 
-async function writeCorpus(path: string): Promise<{ titles: string[]; abstracts: string[] }> {
+async function writeCorpus(
+  path: string,
+): Promise<{ titles: string[]; abstracts: string[]; sources: Uint16Array; corpus: CorpusAbstract[] }> {
   const corpus = await readSciFactCorpus(trainingFiles().scifactCorpus);
   const out = createWriteStream(path);
   let sample: { titles: string[]; abstracts: string[] } = { titles: [], abstracts: [] };
+  // Title source and lead source of each synthetic abstract (SciFact has fewer than 65,536 abstracts).
+  const sources = new Uint16Array(2 * N);
   for (let chunk = 0; chunk < N / 10_000; chunk++) {
-    const { abstracts, titles } = seededShuffleSentences(corpus, 10_000, 1000 + chunk);
+    const { abstracts, titles, titleSource, leadSource } = seededShuffleSentences(
+      corpus,
+      10_000,
+      1000 + chunk,
+    );
+    for (let i = 0; i < abstracts.length; i++) {
+      sources[2 * (chunk * 10_000 + i)] = titleSource[i];
+      sources[2 * (chunk * 10_000 + i) + 1] = leadSource[i];
+    }
     if (chunk === 0) sample = { titles: titles.slice(0, 2000), abstracts: abstracts.slice(0, 2000) };
     const text = abstracts
       .map((a, i) => JSON.stringify({ abstract_id: `s${chunk * 10_000 + i}`, title: titles[i], abstract: a }))
@@ -48,7 +82,17 @@ async function writeCorpus(path: string): Promise<{ titles: string[]; abstracts:
     if (!out.write(`${text}\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-  return sample;
+  return { ...sample, sources, corpus };
+}
+
+const bytes = (x: Float32Array | Uint16Array) => new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+
+function flat(vectors: Float32Array[]): Float32Array {
+  const out = new Float32Array(vectors.length * (vectors[0]?.length ?? 0));
+  vectors.forEach((v, i) => {
+    out.set(v, i * v.length);
+  });
+  return out;
 }
 
 export async function bench(): Promise<BenchSection> {
@@ -69,8 +113,23 @@ export async function bench(): Promise<BenchSection> {
   console.error("retrieval-scale: queries");
   const q = await child(["query", idx, claimsFile]);
 
-  // USE-lite throughput on the recipe the index uses, no cache, both cores.
+  // Real USE-lite vectors (from the vector cache when it has them) of the SciFact abstracts and of the claims.
   const recipe = titleAndLead(USE_LEAD_CHARS);
+  console.error("retrieval-scale: dense search");
+  const cached = await openUseLite({ workers: 2 });
+  const srcVectors = await cached.embed(
+    sample.corpus.map((a) =>
+      recipe.text({ id: a.id, title: a.title, abstract: a.abstract, sentences: a.sentences ?? [a.abstract] }),
+    ),
+  );
+  const claimVectors = await cached.embed(claims.slice(10));
+  await cached.close();
+  writeFileSync(join(work, "source-vectors.f32"), bytes(flat(srcVectors)));
+  writeFileSync(join(work, "claim-vectors.f32"), bytes(flat(claimVectors)));
+  writeFileSync(join(work, "sources.u16"), bytes(sample.sources));
+  const dense = (await child(["dense", work])) as unknown as DenseFigures;
+
+  // USE-lite throughput on the recipe the index uses, no cache, both cores.
   const texts = sample.abstracts
     .slice(0, 600)
     .map((a, i) => recipe.text({ id: "", title: sample.titles[i], abstract: a, sentences: [a] }));
@@ -79,37 +138,68 @@ export async function bench(): Promise<BenchSection> {
   await enc.embed(texts);
   const useRate = texts.length / ((performance.now() - t) / 1000);
   await enc.close();
+  const load = loadavg();
 
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.SCALE_KEEP !== "1") rmSync(work, { recursive: true, force: true });
   const hours = (n: number, rate: number) => `${(n / rate / 3600).toFixed(1)} h`;
+  const rate = ing.total / ing.seconds;
+  const vecMiB = (N * 512 * 4) / 2 ** 20;
+  const { coherent, mixed } = dense;
+  const ivfMiB = (coherent.lists * 512 * 4 + (coherent.lists + 1 + N) * 4) / 2 ** 20;
+  const chosen = coherent.probes.find((p) => p.probe === coherent.defaultProbe) ?? coherent.probes[0];
+  const probeRows = (run: DenseRun, label: string) =>
+    run.probes.map((p) => [
+      `IVF dense top 200, ${label} vectors, ${p.probe} of ${run.lists} lists${p.probe === run.defaultProbe ? " (default)" : ""}: recall@200 of the exact top 200; p50 / p95`,
+      `${p.recall.toFixed(3)}; ${p.p50.toFixed(1)} / ${p.p95.toFixed(1)} ms`,
+    ]);
   const rows: (string | number)[][] = [
     ["corpus", `${N.toLocaleString("en")} abstracts, ${corpusMiB.toFixed(0)} MiB JSONL`],
     [
       "ingest without vectors",
-      `${ing.seconds.toFixed(0)} s (${(ing.total / ing.seconds).toFixed(0)} abstracts/s), peak RSS ${ing.maxRssMiB.toFixed(0)} MiB`,
+      `${ing.seconds.toFixed(0)} s (${rate.toFixed(0)} abstracts/s), peak RSS ${ing.maxRssMiB.toFixed(0)} MiB`,
     ],
     ["index size on disk (no vectors)", `${size.toFixed(0)} MiB`],
-    ["USE-lite vectors (+ on disk)", `${((N * 512 * 4) / 2 ** 20).toFixed(0)} MiB`],
-    ["open index", `${q.openSeconds.toFixed(1)} s`],
+    ["USE-lite vectors + IVF lists (+ on disk)", `${vecMiB.toFixed(0)} + ${ivfMiB.toFixed(1)} MiB`],
+    [
+      `IVF build at ingest (two-level k-means, ${coherent.lists} lists, fixed seed)`,
+      `${coherent.ivfSeconds.toFixed(1)} s`,
+    ],
+    ["open index (no vectors)", `${q.openSeconds.toFixed(1)} s`],
     [
       `one claim, BM25 top 1000 + features of the top 100, p50 / p95 (${q.queries} claims)`,
       `${q.p50.toFixed(0)} / ${q.p95.toFixed(0)} ms`,
     ],
-    ["exhaustive dense search over 400k × 512 (per claim)", `${q.denseMs.toFixed(0)} ms`],
-    ["peak RSS of the query process (index + 400k × 512 vectors in memory)", `${q.maxRssMiB.toFixed(0)} MiB`],
+    [
+      "of which BM25 top 1000 alone (MaxScore), p50 / p95",
+      `${q.bm25p50.toFixed(1)} / ${q.bm25p95.toFixed(1)} ms`,
+    ],
+    ["peak RSS of the query process (no vectors)", `${q.maxRssMiB.toFixed(0)} MiB`],
+    [
+      `exhaustive dense search over ${N.toLocaleString("en")} × 512, p50 per claim`,
+      `${coherent.exhaustiveP50.toFixed(0)} ms`,
+    ],
+    ...probeRows(coherent, "coherent"),
+    ...probeRows(mixed, "mixed"),
+    ["peak RSS of the dense process (400k × 512 vectors + IVF)", `${dense.maxRssMiB.toFixed(0)} MiB`],
     [
       `USE-lite embedding, title + lead (${texts.length} texts, 2 workers, no cache)`,
       `${useRate.toFixed(1)} texts/s`,
     ],
     [
       `projected ingest with USE-lite vectors, real corpus (${REAL.toLocaleString("en")})`,
-      `${hours(REAL, useRate)} (+ ${(REAL / (ing.total / ing.seconds)).toFixed(0)} s for the rest)`,
+      `${hours(REAL, useRate)} (+ ${(REAL / rate).toFixed(0)} s for the rest and ${coherent.ivfSeconds.toFixed(0)} s for the IVF lists)`,
     ],
+    [
+      `projected ingest without vectors, real corpus (${REAL.toLocaleString("en")})`,
+      `${(REAL / rate).toFixed(0)} s`,
+    ],
+    ["load average (1, 5, 15 min) at the end", load.map((x) => x.toFixed(1)).join(", ")],
   ];
+  const oneClaim = q.p50 + chosen.p50;
   return {
     id: "retrieval-scale",
     title: "Abstract retrieval at 400,000 abstracts",
     command: "npm run bench -- retrieval-scale",
-    markdown: `${table(["measure", "value"], rows)}\n\nCorpus: SciFact sentences and titles shuffled into 6-12-sentence abstracts (bench/synthetic-corpus.ts). ${existsSync(idx) ? "" : "Work files are removed afterwards."} Dense latency is measured on synthetic values (the cost of exhaustive search does not depend on them); one claim with dense search at this size is the BM25 figure plus that line plus the claim embedding.`,
+    markdown: `${table(["measure", "value"], rows)}\n\nCorpus: SciFact sentences and titles shuffled into 6-12-sentence abstracts (bench/synthetic-corpus.ts). ${existsSync(idx) ? "" : "Work files are removed afterwards."} Dense vectors are built from the real USE-lite vectors (title + lead) of the SciFact abstracts: *coherent* = the normalised sum of the vector of the abstract the synthetic title came from and of one of its 10 nearest SciFact abstracts (one topic, as a real abstract has); *mixed* = the sum for the abstracts its title and its first sentence came from (two unrelated topics, as the synthetic text has: a worst case for any clustering). Queries: the real USE-lite vectors of ${dense.queries} SciFact claims; recall is against exhaustive search on the same vectors. Indexes below ${IVF_MIN_DOCS.toLocaleString("en")} abstracts (SciFact, Climate-FEVER) keep exact exhaustive search. One claim at this size with dense search on the default probe: about ${oneClaim.toFixed(0)} ms p50 (BM25 + features + IVF) plus the claim embedding.`,
   };
 }

@@ -49,8 +49,8 @@ export interface StoredDoc {
  */
 export function encodeDoc(doc: StoredDoc): string {
   if (doc.abstract !== doc.sentences.join(" ")) return JSON.stringify(doc);
-  const { abstract: _, ...rest } = doc;
-  return JSON.stringify(rest);
+  const { id, title, sentences, doi, url, year } = doc;
+  return JSON.stringify({ id, title, sentences, doi, url, year });
 }
 
 export function decodeDoc(line: string): StoredDoc {
