@@ -13,6 +13,18 @@ const ABBREVIATIONS = new Set(
 const HEADING = /\b([A-Z][A-Z /&-]{2,40}):\s+/g;
 const LAST_WORD = /([\p{L}.]+)[.!?]["')\]]?$/u;
 
+/**
+ * The last 16 characters (never starting inside a surrogate pair): matching LAST_WORD against the whole candidate
+ * was the top cost of ingest. A word cut by the window still has 14 or more characters, so it is neither an
+ * abbreviation nor an initial, and the decision is the same.
+ */
+function tail(s: string): string {
+  let from = Math.max(0, s.length - 16);
+  const c = s.charCodeAt(from);
+  if (from > 0 && c >= 0xdc00 && c <= 0xdfff) from--;
+  return s.slice(from);
+}
+
 export function splitSentences(text: string): string[] {
   const clean = text.replace(/\s+/g, " ").trim();
   if (clean === "") return [];
@@ -25,9 +37,7 @@ export function splitSentences(text: string): string[] {
     for (let m = re.exec(block); m !== null; m = re.exec(block)) {
       const end = m.index + m[0].trimEnd().length;
       const candidate = block.slice(start, end);
-      // Only the tail can hold the last word: matching the whole candidate was the top cost of ingest. A run of
-      // letters cut at 64 characters is still no abbreviation or initial, so the answer is the same.
-      const lastWord = LAST_WORD.exec(candidate.slice(-64))?.[1] ?? "";
+      const lastWord = LAST_WORD.exec(tail(candidate))?.[1] ?? "";
       if (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord)) continue;
       if (candidate.trim()) out.push(candidate.trim());
       start = m.index + m[0].length;
