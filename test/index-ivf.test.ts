@@ -83,7 +83,18 @@ test("ingest builds IVF lists for vector sets above the size limit, and search g
   const corpus = writeCorpus(dir);
   const idx = join(dir, "idx");
   const vectors = [{ name: "fake", encoder: fakeEncoder(), recipe: TITLE_AND_ABSTRACT }];
+  // First 6 docs, then the rest: the lists are rebuilt to cover the new docs.
+  const firstSix = writeCorpus(
+    tempDir(),
+    ABSTRACTS.slice(0, 6).map((a) => ({ abstract_id: a.id, title: a.title, abstract: a.abstract })),
+  );
+  await ingest(firstSix, idx, { vectors, ivfMinDocs: 4 });
+  assert.equal(readIvf(join(idx, FILES.ivf("fake"))).n, 6);
   await ingest(corpus, idx, { vectors, ivfMinDocs: 4 });
+  const lists = readFileSync(join(idx, FILES.ivf("fake")));
+  // Nothing new: the lists are kept as they are.
+  await ingest(corpus, idx, { vectors, ivfMinDocs: 4 });
+  assert.deepEqual(readFileSync(join(idx, FILES.ivf("fake"))), lists);
   const index = openIndex(idx);
   try {
     const set = index.vectors.fake;

@@ -17,7 +17,7 @@ import { splitSentences } from "../text/sentences.ts";
 import type { CorpusAbstract } from "../types.ts";
 import { Bm25Builder } from "./bm25.ts";
 import type { EmbedRecipe } from "./embed-text.ts";
-import { buildIvf, writeIvf } from "./ivf.ts";
+import { buildIvf, ivfCount, writeIvf } from "./ivf.ts";
 import {
   decodeDoc,
   encodeDoc,
@@ -304,6 +304,8 @@ export async function ingest(
 async function buildVectorLists(dir: string, manifest: Manifest, minDocs: number): Promise<void> {
   for (const [name, info] of Object.entries(manifest.vectors)) {
     const path = join(dir, FILES.ivf(name));
+    // The build is deterministic and vectors are only appended: lists over the same count are still right.
+    if (info.docs >= minDocs && info.docs > 0 && ivfCount(path) === info.docs) continue;
     await rm(path, { force: true });
     if (info.docs < minDocs || info.docs === 0) continue;
     const buf = await readFile(join(dir, FILES.vectors(name)));

@@ -5,7 +5,7 @@
  * k-means with the same number of lists); a query scores the list centroids and scans only the best lists.
  * Deterministic: fixed seed, fixed order of operations, so the same vectors always give the same file.
  */
-import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { mulberry32, type Rng } from "../learning/random.ts";
 
 const FORMAT = 1;
@@ -176,6 +176,19 @@ export function writeIvf(path: string, ivf: Ivf): void {
       const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
       for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
     }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Vectors covered by the IVF file at `path` (from its header), or -1 when there is none or it is unreadable. */
+export function ivfCount(path: string): number {
+  if (!existsSync(path)) return -1;
+  const fd = openSync(path, "r");
+  try {
+    const header = new Uint32Array(5);
+    const got = readSync(fd, new Uint8Array(header.buffer), 0, 20, 0);
+    return got === 20 && header[0] === FORMAT ? header[1] : -1;
   } finally {
     closeSync(fd);
   }
