@@ -10,6 +10,7 @@ import { NEI } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
 import { aggregateFeatures } from "../src/verification/features.ts";
+import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf.ts";
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
 import { rationaleFor, VerificationModel } from "../src/verification/model.ts";
 import { dropLeaks, summarise, trainVerificationModel } from "../src/verification/train.ts";
@@ -131,7 +132,7 @@ test("the trained verifier learns the synthetic task, calibrates and points at t
     candidates: 2,
     folds: 3,
   });
-  assert.ok(calibration.temperature > 0);
+  assert.ok(calibration.temperature.single > 0 && calibration.temperature.multi > 0);
   assert.ok(calibration.eceAfter <= calibration.eceBefore + 1e-6, JSON.stringify(calibration));
   assert.ok(calibration.selectorRecall > 0.9);
   const dir = await mkdtemp(join(tmpdir(), "verification-"));
@@ -195,61 +196,98 @@ test("aggregate features see cues in sentences the selector may not keep", () =>
   assert.equal(agg[4], 1, "an antonym somewhere");
 });
 
-test("a pair model without the stance group never calls the encoder", async () => {
+test("the shipped groups never call the encoder; the stance ablation encodes each distinct text once", async () => {
   const train = synthetic(120, "t");
-  const trained = await trainVerificationModel(train, {
-    embed: fakeEncoder.embed,
-    encoderName: fakeEncoder.name,
-    folds: 2,
-  });
-  const { model } = trained.refit(["lexical", "aggregate", "tfidf"]);
-  const m = new VerificationModel(model);
   let calls = 0;
-  const outs = await m.score([m.prepare(train[0].claim, train[0].sentences)], async (t) => {
+  let texts = 0;
+  const embed = async (t: string[]) => {
     calls++;
+    texts += t.length;
     return fakeEncoder.embed(t);
-  });
+  };
+  const trained = await trainVerificationModel(train, { embed, encoderName: fakeEncoder.name, folds: 2 });
+  assert.equal(calls, 0, "no stance model unless asked for");
+  assert.equal(trained.model.encoder, undefined);
+  const m = new VerificationModel(trained.model);
+  assert.equal(m.usesEncoder, false);
+  const outs = await m.score([m.prepare(train[0].claim, train[0].sentences)], embed);
   assert.equal(calls, 0);
   assert.equal(outs.length, 1);
-  assert.ok(JSON.stringify(model).length < 5e6);
-});
+  assert.ok(JSON.stringify(trained.model).length < 5e6);
 
-test("the cascade settles pairs the cheap model calls NEI without the encoder, and encodes the rest", async () => {
-  const train = synthetic(120, "t");
-  const trained = await trainVerificationModel(train, {
-    embed: fakeEncoder.embed,
+  const withStance = await trainVerificationModel(train, {
+    stance: true,
+    embed,
     encoderName: fakeEncoder.name,
     folds: 2,
   });
-  const cheap = trained.refit(["lexical", "aggregate", "tfidf"]).model;
-  const withCascade = (neiThreshold: number) =>
-    new VerificationModel({
-      ...trained.model,
-      cascade: {
-        pairGroups: cheap.pairGroups,
-        pair: cheap.pair,
-        temperature: cheap.temperature,
-        neiThreshold,
-      },
-    });
-  const pairs = train.slice(0, 6);
-  for (const [threshold, expectCalls] of [
-    [0, 0],
-    [1.01, 1],
-  ] as const) {
-    const m = withCascade(threshold);
-    let calls = 0;
-    const outs = await m.score(
-      pairs.map((e) => m.prepare(e.claim, e.sentences)),
-      async (t) => {
-        calls++;
-        return fakeEncoder.embed(t);
-      },
-    );
-    assert.equal(calls, expectCalls);
-    const verdicts = outs.map((o) => m.verdict(o));
-    if (threshold === 0) for (const v of verdicts) assert.deepEqual([v.label, v.rationale], [NEI, []]);
-    for (const v of verdicts)
-      assert.ok(Math.abs(v.probs.supports + v.probs.refutes + v.probs.nei - 1) < 1e-5);
-  }
+  const stanceModel = new VerificationModel(withStance.refit(["stance", "aggregate", "tfidf", "idf"]).model);
+  assert.equal(stanceModel.json.encoder, fakeEncoder.name);
+  calls = 0;
+  texts = 0;
+  const pairs = [train[0], train[0], train[1]].map((e) => stanceModel.prepare(e.claim, e.sentences));
+  const scored = await stanceModel.score(pairs, embed);
+  assert.equal(calls, 1, "one encoder call per batch");
+  const distinct = new Set(
+    [train[0], train[1]].flatMap((e, i) => [
+      e.claim,
+      ...pairs[i === 0 ? 0 : 2].candidates.map((c) => e.sentences[c.index]),
+    ]),
+  );
+  assert.equal(texts, distinct.size);
+  for (const o of scored) for (const c of o.candidates) assert.equal(c.stance?.length, 3);
+  assert.throws(() => trained.refit(["stance"]), /stance: true/);
+});
+
+test("one-sentence and longer abstracts go through their own pair model, temperature and decision", async () => {
+  const train = synthetic(120, "t");
+  const { model } = await trainVerificationModel(train, { folds: 2 });
+  const forceRefutes = new VerificationModel({
+    ...model,
+    pairs: { ...model.pairs, single: { ...model.pairs.single, classWeights: [0, 1, 0] } },
+  });
+  const plain = new VerificationModel(model);
+  const noEncoder = async (): Promise<Float32Array[]> => {
+    throw new Error("no encoder");
+  };
+  const verdicts = async (m: VerificationModel, sentences: string[][]) =>
+    (
+      await m.score(
+        sentences.map((s) => m.prepare("coral reduces heat in region 1", s)),
+        noEncoder,
+      )
+    ).map((o) => m.verdict(o));
+  const single = [["We show that coral reduces heat in region 1."]];
+  const multi = [["We show that coral reduces heat in region 1.", "Samples were collected in 2003."]];
+  assert.deepEqual(
+    (await verdicts(forceRefutes, single)).map((v) => v.label),
+    ["Refutes"],
+  );
+  assert.deepEqual(
+    (await verdicts(forceRefutes, multi)).map((v) => v.label),
+    (await verdicts(plain, multi)).map((v) => v.label),
+  );
+  assert.throws(
+    () => new VerificationModel({ ...model, format: "climatecheck-verification/2" as never }),
+    /format/,
+  );
+});
+
+test("rarity-weighted overlap: a shared rare key counts more than a shared common one", () => {
+  const common = Array.from({ length: 50 }, (_, i) => profile(`the effect of warming on region ${i}`));
+  const idf = IdfTable.fit([...common, profile("ALDH1 expression in tumours"), profile("ALDH1 staining")]);
+  const claim = profile("ALDH1 warming effect");
+  const rare = profile("ALDH1 was measured");
+  const commonOnly = profile("warming had an effect");
+  const lexicalOf = (sentences: ReturnType<typeof profile>[]) =>
+    sentences.map((s, i) => lexicalFeatures(claim, s, i, sentences.length));
+  const f = (sentences: ReturnType<typeof profile>[]) =>
+    idfPairFeatures(idf, claim, sentences, lexicalOf(sentences));
+  const best = IDF_FEATURES.indexOf("best");
+  const missing = IDF_FEATURES.indexOf("max_missing");
+  assert.ok(f([rare])[best] > f([commonOnly])[best], "the rare key weighs more");
+  assert.ok(f([commonOnly])[missing] > 0, "the abstract lacks the rare key");
+  assert.equal(f([rare, commonOnly])[missing], 0);
+  assert.equal(f([rare, commonOnly])[IDF_FEATURES.indexOf("abstract")], 1);
+  assert.ok(idf.weight("aldh1") > idf.weight("warmin"));
 });

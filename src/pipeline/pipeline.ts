@@ -43,7 +43,7 @@ export interface AbstractText {
 export interface Pipeline {
   /** Index directory the pipeline searches. */
   readonly indexDir: string;
-  /** Verifier backend name, e.g. "builtin:use-lite@0.2.0". */
+  /** Verifier backend name, e.g. "builtin:v3". */
   readonly verifierName: string;
   /** Number of abstracts in the index. */
   readonly abstracts: number;

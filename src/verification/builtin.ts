@@ -1,4 +1,7 @@
-/** The built-in verifier: the trained model of models/verification/ on USE-lite sentence vectors. */
+/**
+ * The built-in verifier: the trained model of models/verification/. The shipped model needs no sentence encoder;
+ * one trained with the stance group (an ablation) embeds its candidate sentences with USE-lite.
+ */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DataError } from "../data/errors.ts";
@@ -30,7 +33,7 @@ export interface BuiltinOptions {
   modelPath?: string;
   /** A model already in memory (wins over modelPath). */
   model?: VerificationModel;
-  /** An open encoder to share (it is then not closed with the verifier); default: USE-lite. */
+  /** An open encoder to share (it is then not closed with the verifier); default: USE-lite, if the model needs one. */
   encoder?: SentenceEncoder;
   /** Pairs per encoder call. */
   batchSize?: number;
@@ -38,12 +41,16 @@ export interface BuiltinOptions {
 
 export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise<Verifier> {
   const model = options.model ?? (await loadVerificationModel(options.modelPath));
-  const encoder = options.encoder ?? (await openUseLite());
-  if (encoder.name.split("@")[0] !== model.json.encoder.split("@")[0]) {
-    throw new Error(`the verification model was trained with ${model.json.encoder}, not ${encoder.name}`);
+  const trainedWith = model.usesEncoder ? model.json.encoder : undefined;
+  const encoder = trainedWith ? (options.encoder ?? (await openUseLite())) : undefined;
+  if (trainedWith && encoder && encoder.name.split("@")[0] !== trainedWith.split("@")[0]) {
+    throw new Error(`the verification model was trained with ${trainedWith}, not ${encoder.name}`);
   }
   const batchSize = options.batchSize ?? 256;
-  const embed = (texts: string[]) => encoder.embed(texts);
+  const embed = async (texts: string[]) => {
+    if (!encoder) throw new Error("this verification model has no sentence encoder");
+    return encoder.embed(texts);
+  };
   const verifyPairs = async (pairs: readonly VerifyPair[]): Promise<Verdict[]> => {
     const out: Verdict[] = [];
     for (let s = 0; s < pairs.length; s += batchSize) {
@@ -54,7 +61,7 @@ export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise
     }
     return out;
   };
-  return makeVerifier(`builtin:${model.json.encoder}`, verifyPairs, async () => {
-    if (!options.encoder) await encoder.close();
+  return makeVerifier(`builtin:v3${trainedWith ? `+${trainedWith}` : ""}`, verifyPairs, async () => {
+    if (encoder && !options.encoder) await encoder.close();
   });
 }

@@ -4,8 +4,9 @@
  *   the lexical families of lexical.ts. Families switched off are left out (ablations, smaller models).
  * - Pair features, in groups the pair model can switch off (ablations): how the candidates' stance probabilities
  *   add up for the whole abstract, the best candidate's lexical cues, cues aggregated over every sentence (the
- *   selector keeps few), and the stacked pair-level TF-IDF probabilities.
+ *   selector keeps few), the stacked pair-level TF-IDF probabilities, and rarity-weighted overlap (idf.ts).
  */
+import { IDF_FEATURES } from "./idf.ts";
 import { LEXICAL_FAMILIES, LEXICAL_NAMES, type LexicalFamily } from "./lexical.ts";
 
 export type Family = "use_raw" | "use_pair" | LexicalFamily;
@@ -66,12 +67,15 @@ export function stanceFeatures(
   return out;
 }
 
-/** One candidate sentence of a pair: its selector probability and its stance probabilities (S, R, NEI). */
+/** One candidate sentence of a pair: its selector probability and, with a stance model, its stance (S, R, NEI). */
 export interface CandidateScore {
   index: number;
   selector: number;
-  stance: ArrayLike<number>;
+  stance?: ArrayLike<number>;
 }
+
+const NO_STANCE: readonly number[] = [0, 0, 1];
+const stanceOf = (c: CandidateScore): ArrayLike<number> => c.stance ?? NO_STANCE;
 
 export const PAIR_STANCE_FEATURES = [
   "best_s",
@@ -86,8 +90,10 @@ export const PAIR_STANCE_FEATURES = [
   "log_sentences",
 ] as const;
 
-export type PairGroup = "stance" | "lexical" | "aggregate" | "tfidf";
-export const ALL_PAIR_GROUPS: readonly PairGroup[] = ["stance", "lexical", "aggregate", "tfidf"];
+export type PairGroup = "stance" | "lexical" | "aggregate" | "tfidf" | "idf";
+export const ALL_PAIR_GROUPS: readonly PairGroup[] = ["stance", "lexical", "aggregate", "tfidf", "idf"];
+/** The shipped pair groups: the ablations (BENCHMARKS.md) found that the stance group adds nothing on dev. */
+export const DEFAULT_PAIR_GROUPS: readonly PairGroup[] = ["aggregate", "tfidf", "idf"];
 
 const at = (name: string) => LEXICAL_NAMES.indexOf(name);
 const MAX_OVER_SENTENCES = ["recall", "bigram_recall", "sent_null", "dir_disagree", "antonym"].map(at);
@@ -115,13 +121,14 @@ export function pairDim(
   if (groups.includes("lexical")) d += lexicalSlots(families).length;
   if (groups.includes("aggregate")) d += AGGREGATE_DIM;
   if (groups.includes("tfidf")) d += 5;
+  if (groups.includes("idf")) d += IDF_FEATURES.length;
   return d;
 }
 
-/** The candidate whose stance is least NEI (ties: the earlier candidate). */
+/** The candidate whose stance is least NEI (ties, and without stance: the earlier candidate). */
 export function bestCandidate(candidates: readonly CandidateScore[]): CandidateScore {
   let best = candidates[0];
-  for (const c of candidates) if (c.stance[2] < best.stance[2]) best = c;
+  for (const c of candidates) if (stanceOf(c)[2] < stanceOf(best)[2]) best = c;
   return best;
 }
 
@@ -131,6 +138,8 @@ export interface PairInputs {
   lexical: readonly (readonly number[])[];
   /** Pair-level TF-IDF probabilities (S, R, NEI); needed when the "tfidf" group is on. */
   tfidf?: ArrayLike<number>;
+  /** The "idf" group's features (idf.ts); needed when that group is on. */
+  idf?: readonly number[];
 }
 
 const logOdds = (a: number, b: number) => Math.log((a + 1e-4) / (b + 1e-4));
@@ -145,23 +154,25 @@ export function pairFeatures(
   const out: number[] = [];
   const best = bestCandidate(candidates);
   if (groups.includes("stance")) {
+    if (candidates.some((c) => !c.stance)) throw new Error("pairFeatures: the stance group needs stances");
     let maxS = 0;
     let maxR = 0;
     let maxSel = 0;
     for (const c of candidates) {
-      maxS = Math.max(maxS, c.stance[0]);
-      maxR = Math.max(maxR, c.stance[1]);
+      maxS = Math.max(maxS, stanceOf(c)[0]);
+      maxR = Math.max(maxR, stanceOf(c)[1]);
       maxSel = Math.max(maxSel, c.selector);
     }
     const eps = 1e-6;
+    const bs = stanceOf(best);
     out.push(
-      best.stance[0],
-      best.stance[1],
-      best.stance[2],
+      bs[0],
+      bs[1],
+      bs[2],
       maxS,
       maxR,
-      Math.log((best.stance[0] + eps) / (best.stance[2] + eps)),
-      Math.log((best.stance[1] + eps) / (best.stance[2] + eps)),
+      Math.log((bs[0] + eps) / (bs[2] + eps)),
+      Math.log((bs[1] + eps) / (bs[2] + eps)),
       maxSel,
       lexical.length === 1 ? 1 : 0,
       Math.log(lexical.length) / 3,
@@ -174,6 +185,10 @@ export function pairFeatures(
     const p = input.tfidf;
     if (!p) throw new Error("pairFeatures: the tfidf group needs the TF-IDF probabilities");
     out.push(logOdds(p[0], p[2]), logOdds(p[1], p[2]), p[0], p[1], p[2]);
+  }
+  if (groups.includes("idf")) {
+    if (!input.idf) throw new Error("pairFeatures: the idf group needs its features");
+    out.push(...input.idf);
   }
   return Float32Array.from(out);
 }

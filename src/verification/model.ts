@@ -1,13 +1,14 @@
 /**
- * The built-in verifier's model and its inference, in three steps per claim-abstract pair:
- * 1. a cheap selector (logistic regression on lexical features) ranks the abstract sentences and keeps the top
- *    `candidates` (the sentence encoder is the costly part, so only those are encoded);
- * 2. a stance model (multinomial logistic regression on encoder + lexical features) scores each candidate
- *    Supports / Refutes / NEI;
- * 3. a pair model (multinomial logistic regression on the candidates' stance probabilities, lexical cues of the
- *    best candidate and of all sentences, and the probabilities of a pair-level TF-IDF model, tfidf-pair.ts) gives
- *    the pair's logits, which are temperature-scaled; the label is the class-weighted argmax (weights tuned out of
- *    fold for weighted F1, with a penalty on calling NEI pairs Supports).
+ * The built-in verifier's model and its inference, per claim-abstract pair:
+ * 1. a cheap selector (logistic regression on lexical features) ranks the abstract sentences; its top
+ *    `candidates` are the rationale candidates;
+ * 2. optionally (an ablation, off in the shipped model) a stance model on sentence-encoder + lexical features
+ *    scores each candidate Supports / Refutes / NEI;
+ * 3. a pair model (multinomial logistic regression on cues aggregated over all sentences, the probabilities of a
+ *    pair-level TF-IDF model, tfidf-pair.ts, and rarity-weighted overlap, idf.ts) gives the pair's logits. There is
+ *    one pair model per kind of abstract (one sentence, or more: claim-sentence pairs and scientific abstracts
+ *    behave differently), each with its own temperature and class decision weights (tuned out of fold for
+ *    weighted F1, with a penalty on calling NEI pairs Supports).
  */
 
 import { softmaxWithTemperature } from "../learning/calibration.ts";
@@ -23,39 +24,41 @@ import {
   pairFeatures,
   stanceFeatures,
 } from "./features.ts";
+import { type IdfJson, IdfTable, idfPairFeatures } from "./idf.ts";
 import { lexicalFeatures, profile, type TextProfile } from "./lexical.ts";
 import { type TfidfPairJson, TfidfPairModel } from "./tfidf-pair.ts";
 import { probsFromArray, type Verdict } from "./verifier.ts";
 
-export const MODEL_FORMAT = "climatecheck-verification/2";
+export const MODEL_FORMAT = "climatecheck-verification/3";
 
-export interface VerificationModelJson {
-  format: typeof MODEL_FORMAT;
-  /** Sentence encoder the stance model was trained with (its vectors are not interchangeable). */
-  encoder: string;
-  families: Family[];
-  candidates: number;
-  selector: LogisticJson;
-  stance: { standardiser: Standardiser; model: LogisticJson };
-  /** Pair-level TF-IDF model whose probabilities feed the pair model (when its group is on). */
-  tfidf?: TfidfPairJson;
-  pairGroups: PairGroup[];
-  pair: { standardiser: Standardiser; model: LogisticJson };
+/** Abstracts of one sentence (claim-sentence pairs) and longer ones get their own pair model. */
+export type Kind = "single" | "multi";
+export const KINDS: readonly Kind[] = ["single", "multi"];
+export const kindOf = (sentences: number): Kind => (sentences === 1 ? "single" : "multi");
+
+/** The pair model of one kind, with its calibration and decision. */
+export interface PairPartJson {
+  standardiser: Standardiser;
+  model: LogisticJson;
   temperature: number;
   /** Decision: argmax of weight x calibrated probability (S, R, NEI). */
   classWeights: [number, number, number];
-  /** The same for one-sentence abstracts (claim-sentence pairs behave differently). */
-  classWeightsSingle: [number, number, number];
-  /** Cheap first pass that settles clear NEI pairs without the encoder (speed). */
-  cascade?: CascadeJson;
 }
 
-/** A pair model without the stance group; pairs it calls NEI with probability >= neiThreshold skip the encoder. */
-export interface CascadeJson {
+export interface VerificationModelJson {
+  format: typeof MODEL_FORMAT;
+  /** Sentence encoder of the stance model; absent when the pair model has no stance group (no encoder at all). */
+  encoder?: string;
+  families: Family[];
+  candidates: number;
+  selector: LogisticJson;
+  stance?: { standardiser: Standardiser; model: LogisticJson };
+  /** Pair-level TF-IDF model whose probabilities feed the pair model (when its group is on). */
+  tfidf?: TfidfPairJson;
+  /** Document frequencies for the "idf" group. */
+  idf?: IdfJson;
   pairGroups: PairGroup[];
-  pair: { standardiser: Standardiser; model: LogisticJson };
-  temperature: number;
-  neiThreshold: number;
+  pairs: Record<Kind, PairPartJson>;
 }
 
 /** A pair after the cheap step: lexical features of every sentence and the chosen candidates. */
@@ -64,13 +67,26 @@ export interface PreparedPair {
   sentences: string[];
   /** Pair-level TF-IDF probabilities, when the model has that group. */
   tfidf?: Float32Array;
+  /** The "idf" group's features, when the model has that group. */
+  idf?: number[];
   lexical: number[][];
   /** Candidate sentence indices, best selector score first, with that score. */
   candidates: { index: number; selector: number }[];
 }
 
+/** Lexical features of each sentence and, given a table, the "idf" group of the pair. */
+export function pairCues(
+  claim: TextProfile,
+  sentences: readonly TextProfile[],
+  title?: TextProfile,
+  idf?: IdfTable,
+): { lexical: number[][]; idf?: number[] } {
+  const lexical = sentences.map((s, i) => lexicalFeatures(claim, s, i, sentences.length));
+  return { lexical, idf: idf && idfPairFeatures(idf, claim, sentences, lexical, title) };
+}
+
 export function lexicalMatrix(claim: TextProfile, sentences: readonly string[]): number[][] {
-  return sentences.map((s, i) => lexicalFeatures(claim, profile(s), i, sentences.length));
+  return pairCues(claim, sentences.map(profile)).lexical;
 }
 
 /** The top-k sentences by selector probability (ties: earlier sentence first). */
@@ -88,51 +104,58 @@ export function selectCandidates(
 export type Embed = (texts: string[]) => Promise<Float32Array[]>;
 
 export interface PairOutput {
-  /** Pair logits before temperature scaling (S, R, NEI). */
+  /** Pair logits of the kind's model, before temperature scaling (S, R, NEI). */
   logits: Float32Array;
-  /** Per candidate: selector and stance probabilities. */
+  /** Per candidate: selector and, with a stance model, stance probabilities. */
   candidates: CandidateScore[];
-  /** Sentences of the abstract (picks the decision weights). */
+  /** Sentences of the abstract (picks the kind). */
   sentences: number;
-  /** Settled by the cascade's cheap pass (its logits, its temperature; the label is NEI). */
-  early?: boolean;
 }
 
 export class VerificationModel {
   readonly json: VerificationModelJson;
   readonly selector: LogisticModel;
-  readonly stance: LogisticModel;
-  readonly pair: LogisticModel;
+  readonly stance?: LogisticModel;
+  readonly pairs: Record<Kind, LogisticModel>;
   readonly tfidf?: TfidfPairModel;
-  readonly cascade?: LogisticModel;
+  readonly idf?: IdfTable;
 
   constructor(json: VerificationModelJson) {
     if (json.format !== MODEL_FORMAT)
-      throw new Error(`unsupported verification model format "${json.format}"`);
+      throw new Error(`unsupported verification model format "${json.format}" (expected ${MODEL_FORMAT})`);
     this.json = json;
     this.selector = LogisticModel.fromJSON(json.selector);
-    this.stance = LogisticModel.fromJSON(json.stance.model);
-    this.pair = LogisticModel.fromJSON(json.pair.model);
+    if (json.stance) this.stance = LogisticModel.fromJSON(json.stance.model);
+    this.pairs = {
+      single: LogisticModel.fromJSON(json.pairs.single.model),
+      multi: LogisticModel.fromJSON(json.pairs.multi.model),
+    };
     if (json.tfidf) this.tfidf = new TfidfPairModel(json.tfidf);
-    if (json.cascade) this.cascade = LogisticModel.fromJSON(json.cascade.pair.model);
-    if (json.pairGroups.includes("tfidf") && !this.tfidf)
-      throw new Error("the pair model needs its tfidf part");
+    if (json.idf) this.idf = new IdfTable(json.idf);
+    const needs: [PairGroup, unknown][] = [
+      ["tfidf", this.tfidf],
+      ["idf", this.idf],
+      ["stance", this.stance && json.encoder],
+    ];
+    for (const [group, part] of needs)
+      if (json.pairGroups.includes(group) && !part) throw new Error(`the pair model needs its ${group} part`);
   }
 
   prepare(claim: string, sentences: string[], title?: string): PreparedPair {
-    const lexical = lexicalMatrix(profile(claim), sentences);
+    const { lexical, idf } = pairCues(
+      profile(claim),
+      sentences.map(profile),
+      title ? profile(title) : undefined,
+      this.idf,
+    );
     return {
       claim,
       sentences,
       tfidf: this.tfidf?.probs({ claim, title, sentences }),
+      idf,
       lexical,
       candidates: selectCandidates(this.selector, lexical, this.json.candidates),
     };
-  }
-
-  stanceProbs(u: Float32Array, v: Float32Array, lexical: readonly number[]): Float32Array {
-    const x = standardise(stanceFeatures(this.json.families, u, v, lexical), this.json.stance.standardiser);
-    return this.stance.predictProba(x);
   }
 
   /** Whether the pair model reads stance probabilities (otherwise the encoder is never called). */
@@ -140,22 +163,15 @@ export class VerificationModel {
     return this.json.pairGroups.includes("stance");
   }
 
-  /** Runs steps 2 and 3 for prepared pairs; the encoder sees each distinct claim and candidate once. */
+  private stanceProbs(u: Float32Array, v: Float32Array, lexical: readonly number[]): Float32Array {
+    const stance = this.json.stance as NonNullable<VerificationModelJson["stance"]>;
+    const x = standardise(stanceFeatures(this.json.families, u, v, lexical), stance.standardiser);
+    return (this.stance as LogisticModel).predictProba(x);
+  }
+
+  /** Runs steps 2 and 3 for prepared pairs; with a stance model the encoder sees each distinct text once. */
   async score(pairs: readonly PreparedPair[], embed: Embed): Promise<PairOutput[]> {
-    const out: PairOutput[] = new Array(pairs.length);
-    const rest: number[] = [];
-    const cascade = this.json.cascade;
-    pairs.forEach((p, i) => {
-      if (!this.usesEncoder) {
-        out[i] = this.cheap(p, this.pair, this.json);
-      } else if (cascade && this.cascade) {
-        const o = this.cheap(p, this.cascade, cascade);
-        const nei = softmaxWithTemperature(o.logits, cascade.temperature)[2];
-        if (nei >= cascade.neiThreshold) out[i] = { ...o, early: true };
-        else rest.push(i);
-      } else rest.push(i);
-    });
-    if (rest.length === 0) return out;
+    if (!this.usesEncoder) return pairs.map((p) => this.output(p, p.candidates));
     const texts = new Map<string, number>();
     const slot = (t: string) => {
       const known = texts.get(t);
@@ -163,47 +179,31 @@ export class VerificationModel {
       texts.set(t, texts.size);
       return texts.size - 1;
     };
-    const plan = rest.map((i) => ({
-      claim: slot(pairs[i].claim),
-      candidates: pairs[i].candidates.map((c) => slot(pairs[i].sentences[c.index])),
+    const plan = pairs.map((p) => ({
+      claim: slot(p.claim),
+      candidates: p.candidates.map((c) => slot(p.sentences[c.index])),
     }));
     const vectors = await embed([...texts.keys()]);
-    rest.forEach((i, r) => {
-      const p = pairs[i];
-      const u = vectors[plan[r].claim];
+    return pairs.map((p, i) => {
+      const u = vectors[plan[i].claim];
       const candidates = p.candidates.map((c, k) => ({
-        index: c.index,
-        selector: c.selector,
-        stance: this.stanceProbs(u, vectors[plan[r].candidates[k]], p.lexical[c.index]),
+        ...c,
+        stance: this.stanceProbs(u, vectors[plan[i].candidates[k]], p.lexical[c.index]),
       }));
-      const x = pairFeatures(this.json.families, this.json.pairGroups, {
-        candidates,
-        lexical: p.lexical,
-        tfidf: p.tfidf,
-      });
-      out[i] = {
-        logits: this.pair.decision(standardise(x, this.json.pair.standardiser)),
-        candidates,
-        sentences: p.sentences.length,
-      };
+      return this.output(p, candidates);
     });
-    return out;
   }
 
-  /** A pair model without the stance group: candidates keep selector order and count as NEI for the rationale. */
-  private cheap(
-    p: PreparedPair,
-    model: LogisticModel,
-    part: { pairGroups: PairGroup[]; pair: { standardiser: Standardiser } },
-  ): PairOutput {
-    const candidates = p.candidates.map((c) => ({ ...c, stance: Float32Array.of(0, 0, 1) }));
-    const x = pairFeatures(this.json.families, part.pairGroups, {
+  private output(p: PreparedPair, candidates: CandidateScore[]): PairOutput {
+    const kind = kindOf(p.sentences.length);
+    const x = pairFeatures(this.json.families, this.json.pairGroups, {
       candidates,
       lexical: p.lexical,
       tfidf: p.tfidf,
+      idf: p.idf,
     });
     return {
-      logits: model.decision(standardise(x, part.pair.standardiser)),
+      logits: this.pairs[kind].decision(standardise(x, this.json.pairs[kind].standardiser)),
       candidates,
       sentences: p.sentences.length,
     };
@@ -211,12 +211,9 @@ export class VerificationModel {
 
   /** Calibrated probabilities, the label decision and the rationale of one scored pair. */
   verdict(out: PairOutput): Verdict {
-    if (out.early && this.json.cascade) {
-      const p = softmaxWithTemperature(out.logits, this.json.cascade.temperature);
-      return { label: NEI, confidence: p[2], probs: probsFromArray(p), rationale: [] };
-    }
-    const p = softmaxWithTemperature(out.logits, this.json.temperature);
-    const k = weightedArgmax(p, out.sentences === 1 ? this.json.classWeightsSingle : this.json.classWeights);
+    const part = this.json.pairs[kindOf(out.sentences)];
+    const p = softmaxWithTemperature(out.logits, part.temperature);
+    const k = weightedArgmax(p, part.classWeights);
     const label = LABELS[k];
     return {
       label,
@@ -228,13 +225,16 @@ export class VerificationModel {
 }
 
 /**
- * The sentences that justify the label: candidates whose own stance prefers the label over NEI, and always the
- * least-NEI candidate; none for NEI.
+ * The sentences that justify the label, none for NEI. Always the best candidate (least NEI with a stance model,
+ * else the selector's first); with stance, also candidates whose own stance prefers the label over NEI; without,
+ * also candidates the selector itself calls more likely rationale than not.
  */
 export function rationaleFor(label: Verdict["label"], candidates: readonly CandidateScore[]): number[] {
   if (label === NEI) return [];
   const k = LABELS.indexOf(label);
   const picked = new Set([bestCandidate(candidates).index]);
-  for (const c of candidates) if (c.stance[k] > c.stance[2]) picked.add(c.index);
+  for (const c of candidates) {
+    if (c.stance ? c.stance[k] > c.stance[2] : c.selector >= 0.5) picked.add(c.index);
+  }
   return [...picked].sort((a, b) => a - b);
 }

@@ -1,7 +1,8 @@
 /**
  * Training of the built-in verifier from SciFact and Climate-FEVER train splits (by claim id). Out-of-fold
- * predictions keep every later stage honest: the pair model learns from stance probabilities of models that did
- * not see the pair, and the temperature and the NEI confidence threshold are fitted on out-of-fold pair logits.
+ * predictions keep every later stage honest: the pair models learn from TF-IDF (and, as an ablation, stance)
+ * probabilities of models that did not see the pair, and each kind's temperature and decision weights are fitted
+ * on out-of-fold pair logits.
  * The dev split is never seen in training; it is only scored.
  */
 
@@ -18,8 +19,8 @@ import { LABELS, type Label, NEI } from "../types.ts";
 import { climateFeverExamples, type SourcedExample, sciFactExamples, splitByClaim } from "./examples.ts";
 import {
   ALL_FAMILIES,
-  ALL_PAIR_GROUPS,
   type CandidateScore,
+  DEFAULT_PAIR_GROUPS,
   type Family,
   type PairGroup,
   pairDim,
@@ -27,11 +28,16 @@ import {
   stanceDim,
   stanceFeatures,
 } from "./features.ts";
-import { profile } from "./lexical.ts";
+import { IdfTable } from "./idf.ts";
+import { profile, type TextProfile } from "./lexical.ts";
 import {
   type Embed,
-  lexicalMatrix,
+  KINDS,
+  type Kind,
+  kindOf,
   MODEL_FORMAT,
+  type PairPartJson,
+  pairCues,
   selectCandidates,
   type VerificationModel,
   type VerificationModelJson,
@@ -71,50 +77,72 @@ export function dropLeaks<T extends { claim: string }>(split: {
 }
 
 export interface TrainOptions {
-  embed: Embed;
-  encoderName: string;
+  /** Sentence encoder; needed only when the stance model is fitted. */
+  embed?: Embed;
+  encoderName?: string;
   families?: Family[];
-  /** Sentences per abstract that go through the encoder. */
+  /** Rationale candidates per abstract (the sentences a stance model would encode). */
   candidates?: number;
   /** Folds of the out-of-fold predictions. */
   folds?: number;
+  /**
+   * Fit the sentence-encoder stance model too, so refit() can try pair groups with "stance" (ablations). Default:
+   * only when `pairGroups` has that group.
+   */
+  stance?: boolean;
   stanceL2?: number;
   /** L-BFGS iterations of the stance model (the costly fit; fewer for quick ablations). */
   stanceMaxIter?: number;
   pairL2?: number;
-  /** Pair feature groups (ablations switch groups off). */
+  /** Pair feature groups (ablations switch groups off); default DEFAULT_PAIR_GROUPS. */
   pairGroups?: PairGroup[];
-  /** Cheap first pass that lets clear NEI pairs skip the encoder (default on). */
-  cascade?: boolean;
   /** Weight of the NEI -> Supports share subtracted from weighted F1 when the decision weights are tuned. */
   neiSupportsPenalty?: number;
+  /** Weight of Refutes F1 added to that objective (default 0.25). */
+  refutesBonus?: number;
   log?: (message: string) => void;
 }
 
 export interface CalibrationReport {
-  temperature: number;
-  classWeights: [number, number, number];
-  classWeightsSingle: [number, number, number];
+  temperature: Record<Kind, number>;
+  classWeights: Record<Kind, [number, number, number]>;
   /** Out-of-fold (train) expected calibration error, before and after temperature scaling. */
   eceBefore: number;
   eceAfter: number;
+  /** Out-of-fold (train) weighted F1 per kind, with the tuned decision. */
+  oofF1: Record<Kind, number>;
   /** Selector: share of gold rationale sentences among the candidates (SciFact train evidence pairs). */
   selectorRecall: number;
-  /** Share of train pairs (out of fold) the cascade settles without the encoder; 0 without a cascade. */
-  cascadeSkipped: number;
 }
 
 const labelIndex = (l: Label) => LABELS.indexOf(l);
+
+/** A kind of abstract with fewer train pairs than this shares the pair model fitted on all pairs. */
+const MIN_KIND_PAIRS = 30;
 
 function foldOf(claimId: string, folds: number): number {
   return Math.min(folds - 1, Math.floor(hashUnit(claimId, "verification-fold") * folds));
 }
 
-/** Weighted F1 (official definition) of label decisions against gold labels. */
-function weightedF1(pred: readonly Label[], gold: readonly Label[]): number {
+/** Weighted F1 (official definition) and Refutes F1 of label decisions against gold labels. */
+function verificationF1(
+  pred: readonly Label[],
+  gold: readonly Label[],
+): { weighted: number; refutes: number } {
   const preds = pred.map((label, i) => ({ claimId: String(i), abstractId: "a", rank: 1, label }));
   const golds = gold.map((label, i) => ({ claimId: String(i), abstractId: "a", label }));
-  return scoreVerification(preds, golds).f1_weighted;
+  const s = scoreVerification(preds, golds);
+  return { weighted: s.f1_weighted, refutes: s.per_label.Refutes?.f1 ?? 0 };
+}
+const weightedF1 = (pred: readonly Label[], gold: readonly Label[]) => verificationF1(pred, gold).weighted;
+
+export interface RefitOptions {
+  neiSupportsPenalty?: number;
+  /** Weight of Refutes F1 added to the decision objective (the hardest label, and the one users need most). */
+  refutesBonus?: number;
+  tuneWeights?: boolean;
+  /** One pair model for both kinds (an ablation: the kinds then share weights, temperature and decision). */
+  sharedKinds?: boolean;
 }
 
 export interface TrainedVerification {
@@ -123,23 +151,41 @@ export interface TrainedVerification {
   /** The pair stage again with other groups or decision options, on the same out-of-fold inputs (ablations). */
   refit(
     groups: readonly PairGroup[],
-    options?: { neiSupportsPenalty?: number; tuneWeights?: boolean; cascade?: boolean },
+    options?: RefitOptions,
   ): { model: VerificationModelJson; calibration: CalibrationReport };
 }
 
 export async function trainVerificationModel(
   train: readonly SourcedExample[],
-  options: TrainOptions,
+  options: TrainOptions = {},
 ): Promise<TrainedVerification> {
   const log = options.log ?? (() => {});
   const families = options.families ?? [...ALL_FAMILIES];
-  const K = options.candidates ?? 2;
+  const K = options.candidates ?? 3;
   const folds = options.folds ?? 5;
   const stanceL2 = options.stanceL2 ?? 1e-3;
-  const pairL2 = options.pairL2 ?? 1e-3;
+  const pairL2 = options.pairL2 ?? 1e-1;
+  const defaultGroups = options.pairGroups ?? [...DEFAULT_PAIR_GROUPS];
+  const withStance = options.stance ?? defaultGroups.includes("stance");
+
+  // 0. Text profiles once; document frequencies over the distinct train texts (claims and sentences).
+  const profiles = new Map<string, TextProfile>();
+  const profileOf = (text: string) => {
+    const known = profiles.get(text);
+    if (known) return known;
+    const p = profile(text);
+    profiles.set(text, p);
+    return p;
+  };
+  for (const e of train) for (const t of [e.claim, ...e.sentences]) profileOf(t);
+  const idf = IdfTable.fit(profiles.values());
+  const cues = train.map((e) =>
+    pairCues(profileOf(e.claim), e.sentences.map(profileOf), e.title ? profile(e.title) : undefined, idf),
+  );
+  const lexical = cues.map((c) => c.lexical);
+  log(`idf: ${Object.keys(idf.json.keys).length} keys over ${idf.json.documents} texts`);
 
   // 1. Selector: is a sentence a rationale? (SciFact evidence abstracts, the only multi-sentence gold).
-  const lexical = train.map((e) => lexicalMatrix(profile(e.claim), e.sentences));
   const selX: Float32Array[] = [];
   const selY: number[] = [];
   train.forEach((e, i) => {
@@ -170,65 +216,73 @@ export async function trainVerificationModel(
   const selectorRecall = wanted ? found / wanted : 0;
   log(`selector: ${selX.length} sentences, rationale recall@${K} ${selectorRecall.toFixed(3)}`);
 
-  // 2. Stance examples: candidates (NEI unless a rationale) plus the gold rationale sentences.
-  const stance: { pair: number; sentence: number; label: number }[] = [];
-  train.forEach((e, i) => {
-    const rationale = new Set(e.rationale);
-    const sentences = new Set([...candidates[i].map((c) => c.index), ...e.rationale]);
-    for (const s of sentences)
-      stance.push({ pair: i, sentence: s, label: labelIndex(rationale.has(s) ? e.label : NEI) });
-  });
-  const texts = [
-    ...new Set([...train.map((e) => e.claim), ...stance.map((s) => train[s.pair].sentences[s.sentence])]),
-  ];
-  log(`encoding ${texts.length} texts`);
-  const vectors = await options.embed(texts);
-  const vec = new Map(texts.map((t, i) => [t, vectors[i]]));
-  const rawX = stance.map((s) => {
-    const e = train[s.pair];
-    return stanceFeatures(
-      families,
-      vec.get(e.claim) as Float32Array,
-      vec.get(e.sentences[s.sentence]) as Float32Array,
-      lexical[s.pair][s.sentence],
-    );
-  });
-  const stanceStandardiser = fitStandardiser(rawX);
-  const X = rawX.map((x) => standardise(x, stanceStandardiser));
-  const Y = stance.map((s) => s.label);
-  const dim = stanceDim(families, vectors[0]?.length ?? 0);
-  const fitStance = (idx: number[]) =>
-    trainLogistic(
-      idx.map((i) => X[i]),
-      idx.map((i) => Y[i]),
-      dim,
-      {
-        kind: "multinomial",
-        classes: 3,
-        l2: stanceL2,
-        classWeight: "balanced",
-        maxIter: options.stanceMaxIter ?? 150,
-      },
-    );
+  // 2. Optional stance model, out of fold: the pair model then learns from stances of models that did not see it.
+  const stance = withStance ? await fitStanceModel() : undefined;
+  const oofCandidates: CandidateScore[][] = stance?.oofCandidates ?? candidates;
 
-  // 3. Out-of-fold stance probabilities -> pair features.
-  const oofStance: Float32Array[] = new Array(stance.length);
-  for (let f = 0; f < folds; f++) {
-    const fitIdx: number[] = [];
-    const predIdx: number[] = [];
-    stance.forEach((s, i) => {
-      (foldOf(train[s.pair].claimId, folds) === f ? predIdx : fitIdx).push(i);
+  async function fitStanceModel() {
+    if (!options.embed || !options.encoderName) throw new Error("the stance model needs a sentence encoder");
+    // Candidates (NEI unless a rationale) plus the gold rationale sentences.
+    const rows: { pair: number; sentence: number; label: number }[] = [];
+    train.forEach((e, i) => {
+      const rationale = new Set(e.rationale);
+      const sentences = new Set([...candidates[i].map((c) => c.index), ...e.rationale]);
+      for (const s of sentences)
+        rows.push({ pair: i, sentence: s, label: labelIndex(rationale.has(s) ? e.label : NEI) });
     });
-    const m = fitStance(fitIdx);
-    for (const i of predIdx) oofStance[i] = m.predictProba(X[i]);
-    log(`stance fold ${f + 1}/${folds}: ${fitIdx.length} fit, ${predIdx.length} held out`);
+    const texts = [
+      ...new Set([...train.map((e) => e.claim), ...rows.map((s) => train[s.pair].sentences[s.sentence])]),
+    ];
+    log(`encoding ${texts.length} texts`);
+    const vectors = await options.embed(texts);
+    const vec = new Map(texts.map((t, i) => [t, vectors[i]]));
+    const rawX = rows.map((s) => {
+      const e = train[s.pair];
+      return stanceFeatures(
+        families,
+        vec.get(e.claim) as Float32Array,
+        vec.get(e.sentences[s.sentence]) as Float32Array,
+        lexical[s.pair][s.sentence],
+      );
+    });
+    const standardiser = fitStandardiser(rawX);
+    const X = rawX.map((x) => standardise(x, standardiser));
+    const Y = rows.map((s) => s.label);
+    const dim = stanceDim(families, vectors[0]?.length ?? 0);
+    const fit = (idx: number[]) =>
+      trainLogistic(
+        idx.map((i) => X[i]),
+        idx.map((i) => Y[i]),
+        dim,
+        {
+          kind: "multinomial",
+          classes: 3,
+          l2: stanceL2,
+          classWeight: "balanced",
+          maxIter: options.stanceMaxIter ?? 150,
+        },
+      );
+    const oof: Float32Array[] = new Array(rows.length);
+    for (let f = 0; f < folds; f++) {
+      const fitIdx: number[] = [];
+      const predIdx: number[] = [];
+      rows.forEach((s, i) => {
+        (foldOf(train[s.pair].claimId, folds) === f ? predIdx : fitIdx).push(i);
+      });
+      const m = fit(fitIdx);
+      for (const i of predIdx) oof[i] = m.predictProba(X[i]);
+      log(`stance fold ${f + 1}/${folds}: ${fitIdx.length} fit, ${predIdx.length} held out`);
+    }
+    const bySentence = new Map(rows.map((s, i) => [`${s.pair}:${s.sentence}`, oof[i]]));
+    return {
+      json: { standardiser, model: fit(rows.map((_, i) => i)).toJSON() },
+      oofCandidates: train.map((_, i) =>
+        candidates[i].map((c) => ({ ...c, stance: bySentence.get(`${i}:${c.index}`) as Float32Array })),
+      ),
+    };
   }
-  const bySentence = new Map(stance.map((s, i) => [`${s.pair}:${s.sentence}`, oofStance[i]]));
-  const oofCandidates: CandidateScore[][] = train.map((_, i) =>
-    candidates[i].map((c) => ({ ...c, stance: bySentence.get(`${i}:${c.index}`) as Float32Array })),
-  );
 
-  // 4. Pair-level TF-IDF model: out-of-fold probabilities for the pair model, final fit for inference.
+  // 3. Pair-level TF-IDF model: out-of-fold probabilities for the pair model, final fit for inference.
   const tfidf = fitPairVectorizer(train);
   const tfX: SparseVector[] = train.map((e) => pairTfidfFeatures(tfidf, e));
   const pairY = train.map((e) => labelIndex(e.label));
@@ -248,160 +302,157 @@ export async function trainVerificationModel(
     log(`tfidf fold ${f + 1}/${folds}`);
   }
   const finalTfidf = fitTfidfPairLR(tfX, pairY, pairTfidfDim(tfidf));
-  const finalStance = fitStance(stance.map((_, i) => i));
 
-  // 5. Pair model on the out-of-fold inputs; refit() lets ablations swap the groups without refitting the rest.
-  // One pair model on the out-of-fold inputs: standardiser, out-of-fold logits, temperature, final fit.
-  const fitPairStage = (groups: readonly PairGroup[]) => {
-    const raw = train.map((_, i) =>
+  // 4. Pair models on the out-of-fold inputs, one per kind: standardiser, out-of-fold logits, temperature, fit.
+  const kindIdx = new Map(
+    KINDS.map((k) => [k, train.flatMap((e, i) => (kindOf(e.sentences.length) === k ? [i] : []))]),
+  );
+  type PairStage = ReturnType<typeof fitPairPart>;
+  const fitPairPart = (groups: readonly PairGroup[], idx: readonly number[]) => {
+    const raw = idx.map((i) =>
       pairFeatures(families, groups, {
         candidates: oofCandidates[i],
         lexical: lexical[i],
         tfidf: oofTfidf[i],
+        idf: cues[i].idf,
       }),
     );
     const standardiser = fitStandardiser(raw);
-    const pairX = raw.map((x) => standardise(x, standardiser));
-    const fitPair = (idx: number[]) =>
+    const X = raw.map((x) => standardise(x, standardiser));
+    const fit = (rows: number[]) =>
       trainLogistic(
-        idx.map((i) => pairX[i]),
-        idx.map((i) => pairY[i]),
+        rows.map((r) => X[r]),
+        rows.map((r) => pairY[idx[r]]),
         pairDim(families, groups),
         // Unweighted: the tuned decision weights trade the classes off for weighted F1 instead.
         { kind: "multinomial", classes: 3, l2: pairL2, maxIter: 300 },
       );
-    const oofLogits: Float32Array[] = new Array(train.length);
+    const oofLogits = new Map<number, Float32Array>();
     for (let f = 0; f < folds; f++) {
-      const fitIdx: number[] = [];
-      const predIdx: number[] = [];
-      train.forEach((e, i) => {
-        (foldOf(e.claimId, folds) === f ? predIdx : fitIdx).push(i);
-      });
-      const m = fitPair(fitIdx);
-      for (const i of predIdx) oofLogits[i] = m.decision(pairX[i]);
+      const rows = idx.map((_, r) => r);
+      const m = fit(rows.filter((r) => foldOf(train[idx[r]].claimId, folds) !== f));
+      for (const r of rows)
+        if (foldOf(train[idx[r]].claimId, folds) === f) oofLogits.set(idx[r], m.decision(X[r]));
     }
-    const temperature = fitTemperature(oofLogits, pairY);
-    const calibrated = oofLogits.map((z) => softmaxWithTemperature(z, temperature));
+    const logits = idx.map((i) => oofLogits.get(i) as Float32Array);
+    const temperature = fitTemperature(
+      logits,
+      idx.map((i) => pairY[i]),
+    );
     return {
       standardiser,
       oofLogits,
       temperature,
-      calibrated,
-      final: fitPair(train.map((_, i) => i)),
+      model: fit(idx.map((_, r) => r)),
     };
   };
 
   const refit = (
     groups: readonly PairGroup[],
-    o: { neiSupportsPenalty?: number; tuneWeights?: boolean; cascade?: boolean } = {},
+    o: RefitOptions = {},
   ): { model: VerificationModelJson; calibration: CalibrationReport } => {
-    const stage = fitPairStage(groups);
-    const { standardiser, oofLogits, temperature, calibrated } = stage;
-    const eceBefore = expectedCalibrationError(
-      oofLogits.map((z) => softmaxWithTemperature(z, 1)),
-      pairY,
-    );
-    const eceAfter = expectedCalibrationError(calibrated, pairY);
-    // Decision weights, one set for one-sentence abstracts (claim-sentence pairs) and one for longer abstracts
-    // (the two behave differently and the sentence count is known at inference): weighted F1 minus `penalty` per
-    // point of NEI pairs called Supports beyond the TF-IDF model's own out-of-fold share (never worse there).
+    if (groups.includes("stance") && !stance) throw new Error("refit: train with `stance: true` first");
     const penalty = o.neiSupportsPenalty ?? options.neiSupportsPenalty ?? 2;
-    const kinds = [true, false]
-      .map((single) => train.flatMap((_, i) => ((lexical[i].length === 1) === single ? [i] : [])))
-      .filter((idx) => idx.length > 0);
-    const neiAsSupports = (idx: readonly number[], decide: (i: number) => number) => {
-      const nei = idx.filter((i) => train[i].label === NEI);
-      return nei.length ? nei.filter((i) => decide(i) === 0).length / nei.length : 0;
+    const refutesBonus = o.refutesBonus ?? options.refutesBonus ?? 0.25;
+    // A kind with too few pairs (or a label missing) shares a model fitted on all pairs.
+    const tooFew = (idx: readonly number[]) =>
+      idx.length < MIN_KIND_PAIRS || new Set(idx.map((i) => pairY[i])).size < LABELS.length;
+    const needShared = o.sharedKinds || KINDS.some((k) => tooFew(kindIdx.get(k) ?? []));
+    const shared = needShared
+      ? fitPairPart(
+          groups,
+          train.map((_, i) => i),
+        )
+      : undefined;
+    /** Share of gold NEI pairs decided Supports (class 0). */
+    const neiAsSupports = (gold: readonly Label[], decisions: readonly number[]) => {
+      let nei = 0;
+      let asSupports = 0;
+      gold.forEach((g, j) => {
+        if (g !== NEI) return;
+        nei++;
+        if (decisions[j] === 0) asSupports++;
+      });
+      return nei ? asSupports / nei : 0;
     };
-    const argmax = (p: ArrayLike<number>) => weightedArgmax(p, [1, 1, 1]);
-    const kindObjective = (idx: readonly number[]) => {
-      const allowed = neiAsSupports(idx, (i) => argmax(oofTfidf[i]));
-      const gold = idx.map((i) => train[i].label);
-      return (decide: (i: number) => number) =>
-        weightedF1(
-          idx.map((i) => LABELS[decide(i)]),
-          gold,
-        ) -
-        penalty * Math.max(0, neiAsSupports(idx, decide) - allowed);
-    };
-    const objectives = kinds.map(kindObjective);
-    const objective = (decisions: number[]) =>
-      objectives.reduce((sum, f) => sum + f((i) => decisions[i]), 0) / objectives.length;
-    const tuned = kinds.map((idx, k) => {
-      if (o.tuneWeights === false) return [1, 1, 1];
-      const at = new Map(idx.map((i, j) => [i, j]));
-      return tuneDecisionWeights(
-        idx.map((i) => calibrated[i]),
-        (d) => objectives[k]((i) => d[at.get(i) as number]),
-        3,
-      ).weights;
-    });
-    const single = kinds.findIndex((idx) => lexical[idx[0]].length === 1);
-    const multi = kinds.findIndex((idx) => lexical[idx[0]].length > 1);
-    const classWeights = (tuned[multi] ?? [1, 1, 1]) as [number, number, number];
-    const classWeightsSingle = (tuned[single] ?? classWeights) as [number, number, number];
-    const weightsOf = (i: number) => (lexical[i].length === 1 ? classWeightsSingle : classWeights);
-    log(
-      `pair [${groups.join(", ")}]: temperature ${temperature.toFixed(3)}, ECE ${eceBefore.toFixed(3)} -> ${eceAfter.toFixed(3)}, decision weights ${classWeights.join("/")} (one sentence: ${classWeightsSingle.join("/")})`,
-    );
-    const decisions = calibrated.map((p, i) => weightedArgmax(p, weightsOf(i)));
-    const oofObjective = objective(decisions);
-
-    // Cascade: the smallest cheap-model NEI threshold that costs at most 0.005 of the out-of-fold objective.
-    let cascade: VerificationModelJson["cascade"];
-    let skipped = 0;
-    if (groups.includes("stance") && o.cascade !== false && options.cascade !== false) {
-      const cheapGroups = groups.filter((g) => g !== "stance");
-      const cheap = fitPairStage(cheapGroups);
-      for (const t of [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98]) {
-        const early = cheap.calibrated.map((p) => p[2] >= t);
-        if (objective(decisions.map((d, i) => (early[i] ? 2 : d))) < oofObjective - 0.005) continue;
-        skipped = early.filter(Boolean).length / early.length;
-        cascade = {
-          pairGroups: cheapGroups,
-          pair: { standardiser: cheap.standardiser, model: cheap.final.toJSON() },
-          temperature: cheap.temperature,
-          neiThreshold: t,
-        };
-        break;
-      }
-      log(
-        cascade
-          ? `cascade: cheap NEI >= ${cascade.neiThreshold} skips the encoder for ${(100 * skipped).toFixed(1)} % of train pairs (out of fold)`
-          : "cascade: no threshold within 0.005 of the objective; off",
+    const parts = {} as Record<Kind, PairPartJson>;
+    const oofF1 = {} as Record<Kind, number>;
+    const before: { p: number[]; y: number }[] = [];
+    const after: { p: number[]; y: number }[] = [];
+    for (const kind of KINDS) {
+      const own = kindIdx.get(kind) ?? [];
+      const part = !o.sharedKinds && !tooFew(own) ? fitPairPart(groups, own) : (shared as PairStage);
+      // Decisions and calibration are tuned on the kind's own pairs, or on all when it has too few.
+      const idx = tooFew(own) ? train.map((_, i) => i) : own;
+      const calibrated = idx.map((i) =>
+        softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, part.temperature),
       );
+      idx.forEach((i, j) => {
+        before.push({ p: softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, 1), y: pairY[i] });
+        after.push({ p: calibrated[j], y: pairY[i] });
+      });
+      // Decision weights: weighted F1 minus `penalty` per point of NEI pairs called Supports beyond the TF-IDF
+      // model's own out-of-fold share (so never worse than it there).
+      const gold = idx.map((i) => train[i].label);
+      const allowed = neiAsSupports(
+        gold,
+        idx.map((i) => weightedArgmax(oofTfidf[i], [1, 1, 1])),
+      );
+      const objective = (d: number[]) => {
+        const f1 = verificationF1(
+          d.map((k) => LABELS[k]),
+          gold,
+        );
+        return (
+          f1.weighted + refutesBonus * f1.refutes - penalty * Math.max(0, neiAsSupports(gold, d) - allowed)
+        );
+      };
+      const weights =
+        o.tuneWeights === false ? [1, 1, 1] : tuneDecisionWeights(calibrated, objective, 3).weights;
+      oofF1[kind] = weightedF1(
+        calibrated.map((p) => LABELS[weightedArgmax(p, weights)]),
+        gold,
+      );
+      parts[kind] = {
+        standardiser: part.standardiser,
+        model: part.model.toJSON(),
+        temperature: part.temperature,
+        classWeights: weights as [number, number, number],
+      };
     }
+    const ece = (rows: { p: number[]; y: number }[]) =>
+      expectedCalibrationError(
+        rows.map((r) => r.p),
+        rows.map((r) => r.y),
+      );
+    const calibration: CalibrationReport = {
+      temperature: { single: parts.single.temperature, multi: parts.multi.temperature },
+      classWeights: { single: parts.single.classWeights, multi: parts.multi.classWeights },
+      eceBefore: ece(before),
+      eceAfter: ece(after),
+      oofF1,
+      selectorRecall,
+    };
+    log(
+      `pair [${groups.join(", ")}]${o.sharedKinds ? " (shared kinds)" : ""}: ${KINDS.map((k) => `${k}: T ${parts[k].temperature.toFixed(3)}, weights ${parts[k].classWeights.join("/")}, out-of-fold weighted F1 ${oofF1[k].toFixed(3)}`).join("; ")}; ECE ${calibration.eceBefore.toFixed(3)} -> ${calibration.eceAfter.toFixed(3)}`,
+    );
     const model: VerificationModelJson = {
       format: MODEL_FORMAT,
-      encoder: options.encoderName,
+      ...(groups.includes("stance") ? { encoder: options.encoderName } : {}),
       families,
       candidates: K,
       selector: selector.toJSON(),
-      stance: { standardiser: stanceStandardiser, model: finalStance.toJSON() },
+      ...(groups.includes("stance") && stance ? { stance: stance.json } : {}),
       ...(groups.includes("tfidf")
         ? { tfidf: { vectorizer: tfidf.toJSON(), model: finalTfidf.toJSON() } }
         : {}),
+      ...(groups.includes("idf") ? { idf: idf.json } : {}),
       pairGroups: [...groups],
-      pair: { standardiser, model: stage.final.toJSON() },
-      temperature,
-      classWeights,
-      classWeightsSingle,
-      ...(cascade ? { cascade } : {}),
+      pairs: parts,
     };
-    return {
-      model,
-      calibration: {
-        temperature,
-        classWeights,
-        classWeightsSingle,
-        eceBefore,
-        eceAfter,
-        selectorRecall,
-        cascadeSkipped: skipped,
-      },
-    };
+    return { model, calibration };
   };
-  return { ...refit(options.pairGroups ?? [...ALL_PAIR_GROUPS]), refit };
+  return { ...refit(defaultGroups), refit };
 }
 
 export interface EvaluationResult {

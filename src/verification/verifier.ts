@@ -33,7 +33,7 @@ export interface Verdict {
 }
 
 export interface Verifier {
-  /** Backend and model, e.g. "builtin:verification-v1" or "openai:llama3.1:8b". */
+  /** Backend and model, e.g. "builtin:v3" or "openai:llama3.1:8b". */
   readonly name: string;
   /** Verdicts in input order; backends batch and parallelise internally. */
   verifyPairs(pairs: readonly VerifyPair[]): Promise<Verdict[]>;

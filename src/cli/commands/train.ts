@@ -29,8 +29,7 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
       openEncoder: () => openUseLite(),
       log,
     }),
-  verification: (o) =>
-    buildVerificationModel({ dataDir: o.data, outDir: o.out, openEncoder: () => openUseLite(), log }),
+  verification: (o) => buildVerificationModel({ dataDir: o.data, outDir: o.out, log }),
   retrieval: (o) => trainRetrieval({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
 };
 
