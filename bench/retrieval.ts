@@ -4,6 +4,7 @@
  * of one claim's retrieval and of ingest without vectors. All figures through src/evaluation/metrics.ts.
  */
 import { rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { homeDir } from "../src/data/paths.ts";
 import type { RetrievalScores } from "../src/evaluation/metrics.ts";
@@ -141,6 +142,13 @@ async function latency(model: Reranker): Promise<string> {
           `${percentile(times, 95).toFixed(1)} ms`,
         ],
         ["ingest SciFact without vectors", await ingestRate(set.corpus)],
+        // Other jobs share the 2 cores; above 2 these timings had less than the whole machine.
+        [
+          "load average (1, 5, 15 min) after these timings",
+          loadavg()
+            .map((x) => x.toFixed(1))
+            .join(", "),
+        ],
       ],
     )}\n\nOne claim = claim embedding (USE-lite in-process, no vector cache) + BM25 top ${model.json.depth.bm25} + dense top ${model.json.depth.dense} + features and re-ranking of the top ${model.json.rerankDepth}.`;
   } finally {
