@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Ev2rPair, type Ev2rScores, scoreEv2r } from "../src/evaluation/ev2r.ts";
-import { builtinJudge } from "../src/evaluation/judges/builtin.ts";
+import { builtinJudge, SUPPORT_THRESHOLD } from "../src/evaluation/judges/builtin.ts";
 import { cachedJudge } from "../src/evaluation/judges/cache.ts";
 import { type RetrievalScores, scoreRetrieval } from "../src/evaluation/metrics.ts";
 import { hashSplit, hashUnit } from "../src/learning/split.ts";
@@ -22,6 +22,7 @@ import type { Task1Prediction } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import { DEV_FRACTION, SPLIT_SALT } from "../src/verification/examples.ts";
 import type { Verifier } from "../src/verification/verifier.ts";
+import { supportDecisionSection } from "./ev2r-support.ts";
 import { type BenchSection, table } from "./report.ts";
 
 /** Dev claims scored per data set (the same for every system). */
@@ -159,7 +160,7 @@ export async function bench(): Promise<BenchSection> {
     }
     parts.push(
       [
-        `Built-in judge (${builtinJudge(verifier).name}): atomic facts = abstract sentences, a fact is supported when the built-in verifier labels (fact, text) Supports; an approximation of the paper's LLM atomic-fact judge. Proxy and y^: ${verifier.name}.`,
+        `Built-in judge (${builtinJudge(verifier).name}): atomic facts = abstract sentences, a fact is supported when the built-in verifier gives (fact, text) P(Supports) ≥ ${SUPPORT_THRESHOLD}; an approximation of the paper's LLM atomic-fact judge. Proxy and y^: ${verifier.name}.`,
         reranker
           ? ""
           : "The shipped re-ranker (models/retrieval/reranker.json) was missing when this ran, so only BM25 is shown.",
@@ -169,6 +170,7 @@ export async function bench(): Promise<BenchSection> {
         .filter((l) => l !== "")
         .join("\n\n"),
     );
+    parts.push(await supportDecisionSection(verifier));
   } finally {
     rmSync(cacheRoot, { recursive: true, force: true });
     await verifier.close();

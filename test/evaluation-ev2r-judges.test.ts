@@ -11,21 +11,24 @@ import type { VerifyPair } from "../src/verification/verifier.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cc-ev2r-judges-"));
 
-test("builtin judge: facts are the abstract sentences; support = the verifier says Supports; one batch per tick", async () => {
+test("builtin judge: facts are the abstract sentences; support = P(Supports) at the threshold; one batch per tick", async () => {
   const batches: VerifyPair[][] = [];
   const verifier = {
     name: "fake-verifier",
     async verifyPairs(pairs: readonly VerifyPair[]) {
       batches.push([...pairs]);
-      // Supports when the evidence contains the fact word for word, else NEI.
+      // P(Supports) 0.3 (the threshold: supported, though the label is NEI) when the evidence contains the fact
+      // word for word, else 0.29.
       return pairs.map((p) => {
-        const label: Label = p.abstract.includes(p.claim) ? "Supports" : "Not Enough Information";
-        return { label, confidence: 1, probs: { supports: 0, refutes: 0, nei: 0 }, rationale: [] };
+        const supports = p.abstract.includes(p.claim) ? 0.3 : 0.29;
+        const label: Label = "Not Enough Information";
+        return { label, confidence: 0.7, probs: { supports, refutes: 0, nei: 1 - supports }, rationale: [] };
       });
     },
   };
   const judge = builtinJudge(verifier);
-  assert.match(judge.name, /^builtin-sentences-v1\+fake-verifier$/);
+  assert.match(judge.name, /^builtin-sentences-v2\+fake-verifier$/);
+  assert.match(builtinJudge(verifier, 0.5).name, /^builtin-sentences-v2@0.5\+fake-verifier$/);
   assert.match(judge.approximation ?? "", /approximation/);
   assert.deepEqual(await judge.atomicFacts({ abstract: "Seas rose 3 mm per year. Ice melted." }), [
     "Seas rose 3 mm per year.",
