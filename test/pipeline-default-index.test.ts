@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -82,6 +82,26 @@ test("ensureDefaultIndex takes over the lock of a process that is gone", async (
       corpora,
       openVectors: async () => ({ specs: [], close: async () => {} }),
     });
+    const index = openIndex(target);
+    assert.equal(index.docs.size, 8);
+    index.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("ensureDefaultIndex rebuilds a default index built by another schema version", async () => {
+  const dir = tempDir("cc-default-");
+  try {
+    const target = join(dir, "default");
+    const corpora = [{ path: writeCorpus(dir), format: "climatecheck" as const }];
+    const openVectors = async () => ({ specs: [], close: async () => {} });
+    await ensureDefaultIndex(undefined, { dir: target, corpora, openVectors });
+    const manifest = join(target, "manifest.json");
+    const old = JSON.parse(readFileSync(manifest, "utf8"));
+    writeFileSync(manifest, JSON.stringify({ ...old, schema: 0 }));
+    assert.throws(() => openIndex(target), /schema version 0/);
+    await ensureDefaultIndex(undefined, { dir: target, corpora, openVectors });
     const index = openIndex(target);
     assert.equal(index.docs.size, 8);
     index.close();

@@ -115,6 +115,19 @@ export function readManifest(dir: string): Manifest {
   return m as Manifest;
 }
 
+/**
+ * Whether `dir` holds an index built by another schema version. Indexes we derive ourselves (the default index,
+ * the evaluation indexes) are rebuilt then; a user's index keeps failing with readManifest's message.
+ */
+export function hasOtherSchema(dir: string): boolean {
+  try {
+    const m = JSON.parse(readFileSync(manifestPath(dir), "utf8")) as Partial<Manifest>;
+    return m.schema !== SCHEMA_VERSION;
+  } catch {
+    return false;
+  }
+}
+
 /** Atomic write: temp file then rename, so a crash leaves the previous commit point intact. */
 export async function writeManifest(dir: string, m: Manifest): Promise<void> {
   const tmp = `${manifestPath(dir)}.tmp`;

@@ -13,6 +13,7 @@ import { DataError } from "../data/errors.ts";
 import { homeDir, trainingDataDir, trainingFiles } from "../data/paths.ts";
 import { countLines } from "../index/count-lines.ts";
 import { type IngestProgress, ingest, type VectorSpec } from "../index/ingest.ts";
+import { hasOtherSchema } from "../index/schema.ts";
 import { openEncoders } from "../retrieval/encoders.ts";
 
 export const defaultIndexDir = (): string => join(homeDir(), "index", "default");
@@ -91,6 +92,8 @@ export async function ensureDefaultIndex(
   options: DefaultIndexOptions = {},
 ): Promise<string> {
   const dir = resolve(options.dir ?? defaultIndexDir());
+  // One built by an older version is ours to rebuild (opening it would fail on its schema version).
+  if (hasOtherSchema(dir)) await rm(dir, { recursive: true, force: true });
   if (existsSync(dir)) return dir;
   const corpora = options.corpora ?? defaultCorpora();
   await mkdir(dirname(dir), { recursive: true });

@@ -3,12 +3,14 @@
  * stage 1 fusion weights on the training claims, learns the pairwise re-ranker on them and writes
  * models/retrieval/reranker.json with the dev figures. Deterministic: same data, same model.
  */
+import { rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
 import type { RetrievalScores } from "../evaluation/metrics.ts";
 import { ingest } from "../index/ingest.ts";
 import { openIndex } from "../index/open.ts";
+import { hasOtherSchema } from "../index/schema.ts";
 import { DEFAULT_DEPTH } from "./candidates.ts";
 import { type EncoderSet, openEncoders } from "./encoders.ts";
 import { type EvalSet, evalIndexDir, loadEvalSets } from "./eval-sets.ts";
@@ -52,6 +54,8 @@ export async function openEvalSets(
   const out: SetContext[] = [];
   for (const set of await loadEvalSets(dataDir)) {
     const dir = evalIndexDir(set.name);
+    // Derived from the training data: one built by an older version is rebuilt.
+    if (hasOtherSchema(dir)) rmSync(dir, { recursive: true, force: true });
     const started = Date.now();
     const r = await ingest(set.corpus, dir, { format: set.format, vectors: enc.specs });
     log(
