@@ -14,7 +14,7 @@ import { writeCsv } from "../src/data/tables.ts";
 import { readClimateFever, readSciFactClaims } from "../src/data/training-sets.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { openLanes } from "../src/pipeline/batch-lanes.ts";
-import { predictBatch } from "../src/pipeline/batch-predict.ts";
+import { DEFAULT_WORKERS, ENCODER_POOL_MIN_CLAIMS, predictBatch } from "../src/pipeline/batch-predict.ts";
 import { openTask1Lane } from "../src/pipeline/batch-task1.ts";
 import { openTask2Lane } from "../src/pipeline/batch-task2.ts";
 import { openEncoders } from "../src/retrieval/encoders.ts";
@@ -111,7 +111,7 @@ export const bench: Bench = async () => {
     const limit = 2 / single.cpu;
 
     const rows: (string | number)[][] = [];
-    const t1 = async (name: string, label: string, workers: number, ownThread = false) => {
+    const t1 = async (name: string, label: string, workers: number, encoderWorkers?: number) => {
       log(`task 1, ${label}`);
       await coldCache(tmp, `t1-${name}`);
       const c0 = process.cpuUsage();
@@ -122,8 +122,10 @@ export const bench: Bench = async () => {
         out: join(tmp, `t1-${name}.csv`),
         ...opts,
         workers,
-        // The lane as it was before encoder workers: every text encoded on the lane's own thread.
-        openLanes: ownThread ? () => openLanes("task1", { ...opts, encoderWorkers: 0 }, 0) : undefined,
+        openLanes:
+          encoderWorkers === undefined
+            ? undefined
+            : () => openLanes("task1", { ...opts, encoderWorkers }, workers),
       });
       const rate = s.processed / s.seconds;
       rows.push([
@@ -136,9 +138,13 @@ export const bench: Bench = async () => {
         `${((100 * rate) / limit).toFixed(0)} %`,
       ]);
     };
-    await t1("workers", "2 worker threads (own retriever + verifier each)", 2);
-    await t1("own-thread", "1 in-process lane, encoding on its own thread (before)", 0, true);
-    await t1("default", "1 in-process lane, 2 encoder threads, 3 chunks in flight (default)", 0);
+    await t1("workers", "2 worker-thread lanes (own retriever, verifier and encoder each)", 2, 0);
+    await t1("own-thread", "1 in-process lane, encoding on its own thread", 0, 0);
+    await t1("pooled", "1 in-process lane, 2 encoder threads, 3 chunks in flight", 0, 2);
+    const dflt =
+      DEFAULT_WORKERS[1] > 0
+        ? `${DEFAULT_WORKERS[1]} worker-thread lanes`
+        : `1 in-process lane, with 2 encoder threads and 3 chunks in flight from ${ENCODER_POOL_MIN_CLAIMS} claims`;
 
     log("task 2");
     await coldCache(tmp, "t2");
@@ -183,11 +189,10 @@ ${table(["run", "claims", "seconds", "claims/s", "CPU-s/claim", "main-thread CPU
 The single-thread sample re-uses fewer sentence vectors than a 1,000-claim run (the same abstracts come back for
 many claims, and the run's cache serves them), so its cost per claim is higher and the limit is conservative; the
 CPU-s/claim column is each run's own total over all threads, the main-thread column the lane's own thread (the
-rest ran on worker threads). Encoding on the lane's own thread was the default before: after the verifier's
-cascade a chunk leaves fewer than 48 sentences, below which the encoder does not use its worker pool, so USE-lite
-(most of the CPU of a claim) and retrieval took turns on one thread and the second core stayed mostly idle. Now
-the lane's claims and sentences go to 2 encoder threads and 3 chunks are in flight, so retrieval and verification
-on the lane's thread overlap encoding on the others.
+rest ran on worker threads). "Encoder threads": the lane sends every text it encodes with USE-lite (the claims,
+and the candidate sentences when the verifier uses the encoder) to 2 worker threads and keeps 3 chunks in flight,
+so its own thread does not wait on the model. Seconds include starting the lanes' threads (models and index in
+each). predict --task 1 by default: ${dflt}.
 
 Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${load()}. Other engineers' jobs share the 2 cores: a
 1-minute figure above 2 means these runs had less than the whole machine, so claims/s and "of limit" are lower
