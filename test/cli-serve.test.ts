@@ -39,45 +39,68 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-test("serve warms up, logs where it listens, answers the API, logs each request and stops on SIGTERM", async () => {
-  const args = ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0", "--index", join(dir, "index")];
-  const child = spawn(process.execPath, [...args, "--fast", "--config", config], {
-    env: { ...process.env, CLIMATECHECK_HOME: join(dir, "home") },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const lines: Record<string, unknown>[] = [];
-  let buf = "";
-  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.stderr.on("data", (d: Buffer) => {
-      buf += d.toString();
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-        const line = JSON.parse(buf.slice(0, nl)) as Record<string, unknown>;
-        buf = buf.slice(nl + 1);
-        lines.push(line);
-        if (line.msg === "listening") resolve(line);
-      }
+for (const workers of [1, 2]) {
+  test(`serve --workers ${workers} warms up, logs where it listens, answers the API, logs each request and stops on SIGTERM`, async () => {
+    const args = [
+      "--import",
+      "tsx",
+      "src/cli/main.ts",
+      "serve",
+      "--port",
+      "0",
+      "--index",
+      join(dir, "index"),
+    ];
+    const child = spawn(
+      process.execPath,
+      [...args, "--fast", "--config", config, "--workers", String(workers)],
+      {
+        env: { ...process.env, CLIMATECHECK_HOME: join(dir, "home") },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    const lines: Record<string, unknown>[] = [];
+    let buf = "";
+    const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+      child.stderr.on("data", (d: Buffer) => {
+        buf += d.toString();
+        for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+          const line = JSON.parse(buf.slice(0, nl)) as Record<string, unknown>;
+          buf = buf.slice(nl + 1);
+          lines.push(line);
+          if (line.msg === "listening") resolve(line);
+        }
+      });
+      child.once("exit", (code) => reject(new Error(`serve exited early with ${code}`)));
     });
-    child.once("exit", (code) => reject(new Error(`serve exited early with ${code}`)));
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const info = await listening;
+    assert.equal(info.abstracts, 8);
+    assert.equal(info.retrieval, "bm25", "the fixture index has no vectors");
+    assert.equal(typeof info.warm_up_ms, "number");
+    const res = await fetch(`${info.url}/v1/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ claim: "Arctic sea ice decline", k: 2 }),
+    });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { evidence: { label: string; abstract_id: string }[] };
+    assert.deepEqual(
+      body.evidence.map((e) => e.label),
+      ["Supports", "Supports"],
+    );
+    assert.equal(body.evidence[0].abstract_id, "a1");
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(lines.some((l) => l.method === "POST" && l.path === "/v1/check" && l.status === 200));
+    assert.equal(info.workers, workers === 1 ? undefined : workers);
+    // Every worker answers on the one port (the kernel spreads connections; fresh connections reach both).
+    const pids = new Set<number>();
+    for (let i = 0; i < 20 && pids.size < workers; i++) {
+      const h = await fetch(`${info.url}/healthz`, { headers: { connection: "close" } });
+      pids.add(((await h.json()) as { pid: number }).pid);
+    }
+    assert.equal(pids.size, workers);
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0);
   });
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  const info = await listening;
-  assert.equal(info.abstracts, 8);
-  assert.equal(info.retrieval, "bm25", "the fixture index has no vectors");
-  assert.equal(typeof info.warm_up_ms, "number");
-  const res = await fetch(`${info.url}/v1/check`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ claim: "Arctic sea ice decline", k: 2 }),
-  });
-  assert.equal(res.status, 200);
-  const body = (await res.json()) as { evidence: { label: string; abstract_id: string }[] };
-  assert.deepEqual(
-    body.evidence.map((e) => e.label),
-    ["Supports", "Supports"],
-  );
-  assert.equal(body.evidence[0].abstract_id, "a1");
-  await new Promise((r) => setTimeout(r, 50));
-  assert.ok(lines.some((l) => l.method === "POST" && l.path === "/v1/check" && l.status === 200));
-  child.kill("SIGTERM");
-  assert.equal(await exited, 0);
-});
+}

@@ -183,7 +183,14 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
   const { memory, ...h } = (await (await app.request("/healthz")).json()) as {
     memory: { rss_mb: number; heap_used_mb: number; major_gcs: number };
   };
-  assert.deepEqual(h, { status: "ok", abstracts: 8, verifier: "rules", retrieval: "bm25", in_flight: 0 });
+  assert.deepEqual(h, {
+    status: "ok",
+    abstracts: 8,
+    verifier: "rules",
+    retrieval: "bm25",
+    in_flight: 0,
+    pid: process.pid,
+  });
   assert.ok(memory.rss_mb > 0 && memory.heap_used_mb > 0 && Number.isInteger(memory.major_gcs));
 
   const res = await app.request("/openapi.json");

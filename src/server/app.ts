@@ -159,6 +159,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       verifier: pipeline.verifierName,
       retrieval: pipeline.retrieval,
       in_flight: gate.inFlight,
+      pid: process.pid,
       memory: memoryReport(),
     }),
   );

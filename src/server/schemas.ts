@@ -126,6 +126,8 @@ export const HealthResponse = z.strictObject({
   verifier: z.string(),
   retrieval: z.enum(["re-ranked", "fused", "bm25"]),
   in_flight: z.number().int(),
+  /** The process that answered (with `serve --workers N`, each worker has its own). */
+  pid: z.number().int(),
   memory: z.strictObject({
     rss_mb: z.number(),
     heap_used_mb: z.number(),

@@ -1,6 +1,11 @@
-/** `climatecheck serve`: the HTTP API and web page over one pipeline loaded at start. */
+/**
+ * `climatecheck serve`: the HTTP API and web page over a pipeline loaded at start, in one process or, with
+ * --workers N, in N processes sharing the port (a check runs on one thread; more processes use more cores).
+ */
+import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { openPipeline } from "../../pipeline/pipeline.ts";
+import { isClusterWorker, reportListening, runPrimary } from "../../server/cluster.ts";
 import { startServer } from "../../server/start.ts";
 import { resolveVerifierConfig } from "../../verification/config.ts";
 import { indexWithProgress } from "../index-progress.ts";
@@ -13,7 +18,11 @@ interface ServeOptions extends VerifierFlags {
   fast?: boolean;
   maxInFlight: string;
   timeout: string;
+  workers: string;
 }
+
+/** Two processes use a laptop's cores without doubling memory more than once (each holds index and models). */
+const DEFAULT_WORKERS = String(Math.min(2, availableParallelism()));
 
 const WARM_UP_CLAIM = "Global temperatures have risen since 1900.";
 
@@ -33,25 +42,40 @@ export function register(program: Command): void {
     .option("--fast", "no sentence encoder for narratives, no re-ranker")
     .option("--max-in-flight <n>", "requests doing pipeline work at once; more get 503", "4")
     .option("--timeout <ms>", "request timeout in milliseconds (504)", "30000")
+    .option("--workers <n>", "server processes sharing the port, one core each", DEFAULT_WORKERS)
     .action(async (opts: ServeOptions) => {
       const port = whole(opts.port, 0, 65535);
       const maxInFlight = whole(opts.maxInFlight, 1, 1000);
       const timeoutMs = whole(opts.timeout, 1, 3_600_000);
+      const workers = whole(opts.workers, 1, 64);
       if (port === undefined) program.error("--port must be a whole number from 0 to 65535");
       if (maxInFlight === undefined) program.error("--max-in-flight must be a whole number from 1 to 1000");
       if (timeoutMs === undefined) program.error("--timeout must be a whole number of milliseconds");
+      if (workers === undefined) program.error("--workers must be a whole number from 1 to 64");
       const verifier = await resolveVerifierConfig(opts);
+      // The primary builds the default index (with its progress bar) before the workers open it.
       const index = await indexWithProgress(opts.index);
+      if (workers > 1 && !isClusterWorker()) process.exit(await runPrimary(workers));
       const pipeline = await openPipeline({ index, fast: opts.fast, verifier });
       // The encoder loads on first use; one check now keeps that second or more off the first user's request.
       const warm = performance.now();
       await pipeline.check(WARM_UP_CLAIM);
       const warmMs = Math.round(performance.now() - warm);
       const server = await startServer(pipeline, { port, host: opts.host, maxInFlight, timeoutMs });
-      process.stderr.write(
-        `${JSON.stringify({ level: "info", msg: "listening", url: server.url, index: pipeline.indexDir, warm_up_ms: warmMs, abstracts: pipeline.abstracts, retrieval: pipeline.retrieval, verifier: pipeline.verifierName })}\n`,
-      );
+      const info = {
+        url: server.url,
+        index: pipeline.indexDir,
+        warm_up_ms: warmMs,
+        abstracts: pipeline.abstracts,
+        retrieval: pipeline.retrieval,
+        verifier: pipeline.verifierName,
+      };
+      if (isClusterWorker()) reportListening(info);
+      else process.stderr.write(`${JSON.stringify({ level: "info", msg: "listening", ...info })}\n`);
+      let stopping = false;
       const stop = async () => {
+        if (stopping) return;
+        stopping = true;
         await server.close();
         await pipeline.close();
         process.exit(0);
