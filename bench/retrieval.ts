@@ -174,10 +174,15 @@ function scoreRrf(p: Prepared, r: Retriever): RetrievalScores {
 
 async function ingestRate(corpus: string): Promise<string> {
   const dir = join(homeDir(), "bench-tmp", "ingest-novec");
+  // Twice: the first run in a process includes compiling the ingest code, which a 5k corpus does not amortise.
+  const runs: string[] = [];
+  for (const label of ["first run", "second run"]) {
+    rmSync(dir, { recursive: true, force: true });
+    const t = performance.now();
+    const r = await ingest(corpus, dir);
+    const s = (performance.now() - t) / 1000;
+    runs.push(`${label} ${r.total} abstracts in ${s.toFixed(2)} s = ${(r.total / s).toFixed(0)} abstracts/s`);
+  }
   rmSync(dir, { recursive: true, force: true });
-  const t = performance.now();
-  const r = await ingest(corpus, dir);
-  const s = (performance.now() - t) / 1000;
-  rmSync(dir, { recursive: true, force: true });
-  return `${r.total} abstracts in ${s.toFixed(1)} s = ${(r.total / s).toFixed(0)} abstracts/s`;
+  return runs.join("; ");
 }
