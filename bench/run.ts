@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   retrieval: () => import("./retrieval.ts"),
   "retrieval-scale": () => import("./retrieval-scale.ts"),
   encoders: () => import("./encoders.ts"),
+  ingest: () => import("./ingest.ts"),
   ev2r: () => import("./ev2r.ts"),
   predict: () => import("./predict.ts"),
   product: () => import("./product.ts"),
