@@ -104,3 +104,34 @@ for (const workers of [1, 2]) {
     assert.equal(await exited, 0);
   });
 }
+
+test("serve on a port in use says so and exits 2, with one process or several", async () => {
+  const busy = createServer(() => {});
+  await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
+  const port = (busy.address() as AddressInfo).port;
+  try {
+    for (const workers of ["1", "2"]) {
+      const child = spawn(
+        process.execPath,
+        [
+          ...["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port)],
+          ...["--index", join(dir, "index"), "--fast", "--config", config, "--workers", workers],
+        ],
+        {
+          env: { ...process.env, CLIMATECHECK_HOME: join(dir, "home") },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => {
+        err += d.toString();
+      });
+      const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
+      assert.equal(code, 2, err);
+      assert.match(err, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));
+      assert.doesNotMatch(err, /Unhandled/);
+    }
+  } finally {
+    busy.close();
+  }
+});

@@ -53,7 +53,7 @@ export function runPrimary(count: number): Promise<number> {
       } else if (!started.has(w.id)) {
         // It never came up (bad config, index, port): another would fail the same way.
         log({ level: "error", msg: "worker failed to start; stopping", worker: w.id, code, signal });
-        stop(1);
+        stop(code || 1);
       } else {
         log({ level: "error", msg: "worker died; starting another", worker: w.id, code, signal });
         fork();

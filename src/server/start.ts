@@ -33,6 +33,7 @@ export function startServer(
         });
       },
     );
-    server.once("error", reject);
+    // `on`, not `once`: a listen failure can be emitted more than once, and an unheard 'error' event crashes.
+    server.on("error", reject);
   });
 }

@@ -61,7 +61,14 @@ export function register(program: Command): void {
       const warm = performance.now();
       await pipeline.check(WARM_UP_CLAIM);
       const warmMs = Math.round(performance.now() - warm);
-      const server = await startServer(pipeline, { port, host: opts.host, maxInFlight, timeoutMs });
+      const server = await startServer(pipeline, { port, host: opts.host, maxInFlight, timeoutMs }).catch(
+        async (e: NodeJS.ErrnoException) => {
+          await pipeline.close();
+          if (e.code !== "EADDRINUSE" && e.code !== "EACCES" && e.code !== "EADDRNOTAVAIL") throw e;
+          process.stderr.write(`climatecheck serve: cannot listen on ${opts.host}:${port} (${e.code})\n`);
+          process.exit(2);
+        },
+      );
       const info = {
         url: server.url,
         index: pipeline.indexDir,
