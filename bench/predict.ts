@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cacheDir, homeDir, trainingFiles } from "../src/data/paths.ts";
 import { writeCsv } from "../src/data/tables.ts";
@@ -19,16 +19,13 @@ import { openTask1Lane } from "../src/pipeline/batch-task1.ts";
 import { openTask2Lane } from "../src/pipeline/batch-task2.ts";
 import { openEncoders } from "../src/retrieval/encoders.ts";
 import type { Claim } from "../src/types.ts";
-import { type Bench, table } from "./report.ts";
+import { type Bench, loadAverage, table } from "./report.ts";
 
 const CLAIMS = 1000;
 const SINGLE_SAMPLE = 100;
 const K = 10;
 const log = (m: string) => process.stderr.write(`  ${m}\n`);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(" / ");
+const load = loadAverage;
 
 async function benchClaims(): Promise<Claim[]> {
   const files = trainingFiles();

@@ -9,14 +9,14 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cacheDir, trainingFiles } from "../src/data/paths.ts";
 import { cellString, readTable } from "../src/data/tables.ts";
 import { ensureDefaultIndex } from "../src/pipeline/default-index.ts";
 import { openPipeline } from "../src/pipeline/pipeline.ts";
 import type { CheckResult, Timings } from "../src/pipeline/result.ts";
-import { type Bench, table } from "./report.ts";
+import { type Bench, loadAverage, table } from "./report.ts";
 
 const WARMUP = 3;
 const MEASURED = 40;
@@ -34,10 +34,7 @@ const K = 5;
 const log = (m: string) => process.stderr.write(`  ${m}\n`);
 const f0 = (x: number) => x.toFixed(0);
 const f1 = (x: number) => x.toFixed(1);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" / ");
+const load = loadAverage;
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -133,8 +130,8 @@ function processTree(root: number): number[] {
   return tree;
 }
 
-const sumOver = (root: number, one: (pid: number) => number) =>
-  processTree(root).reduce((a, pid) => {
+const sumOver = (pids: readonly number[], one: (pid: number) => number) =>
+  pids.reduce((a, pid) => {
     try {
       return a + one(pid);
     } catch {
@@ -142,17 +139,17 @@ const sumOver = (root: number, one: (pid: number) => number) =>
     }
   }, 0);
 
-/** CPU seconds (user + system) a process tree has used, from /proc. */
-function processCpuSeconds(root: number): number {
-  return sumOver(root, (pid) => {
+/** CPU seconds (user + system) the processes have used, from /proc. */
+function processCpuSeconds(pids: readonly number[]): number {
+  return sumOver(pids, (pid) => {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
   });
 }
 
-/** Resident memory of a process tree (MB). */
-function rssMb(root: number): number {
-  return sumOver(root, (pid) => {
+/** Resident memory of the processes (MB). */
+function rssMb(pids: readonly number[]): number {
+  return sumOver(pids, (pid) => {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) / 1024 : 0;
   });
@@ -271,6 +268,8 @@ function runLoad(url: string, seconds: number, pool: string[], from: number) {
 async function loadTest(index: string, warmPool: string[], measuredPool: string[]) {
   const home = await freshHome("cc-bench-serve-");
   const server = await startServe(index, home);
+  // Once: the primary logs "listening" only when every worker listens, so the tree is complete now.
+  const pids = processTree(server.pid);
   const samples: MemorySample[] = [];
   let t0 = performance.now();
   let sampling = true;
@@ -278,7 +277,7 @@ async function loadTest(index: string, warmPool: string[], measuredPool: string[
   const sampler = (async () => {
     while (sampling) {
       const t = (performance.now() - t0) / 1000;
-      const rss = rssMb(server.pid);
+      const rss = rssMb(pids);
       try {
         // A fresh connection each time, so the samples visit every worker.
         const h = (await (
@@ -302,7 +301,7 @@ async function loadTest(index: string, warmPool: string[], measuredPool: string[
     }
   })();
   try {
-    const rssIdle = rssMb(server.pid);
+    const rssIdle = rssMb(pids);
     t0 = performance.now();
     log(`serve: ${WARMUP_LOAD_SECONDS} s warm-up load`);
     const warm = runLoad(server.url, WARMUP_LOAD_SECONDS, warmPool, 0);
@@ -310,12 +309,12 @@ async function loadTest(index: string, warmPool: string[], measuredPool: string[
     const loadWarm = load();
     log(`serve: ${LOAD_SECONDS} s measured load`);
     const measuredFrom = (performance.now() - t0) / 1000;
-    const rssBefore = rssMb(server.pid);
-    const cpu0 = processCpuSeconds(server.pid);
+    const rssBefore = rssMb(pids);
+    const cpu0 = processCpuSeconds(pids);
     const measured = runLoad(server.url, LOAD_SECONDS, measuredPool, 0);
     const result = await measured.done;
-    const cpu = processCpuSeconds(server.pid) - cpu0;
-    const rssAfter = rssMb(server.pid);
+    const cpu = processCpuSeconds(pids) - cpu0;
+    const rssAfter = rssMb(pids);
     const measuredTo = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;

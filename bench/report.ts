@@ -1,3 +1,5 @@
+import { loadavg } from "node:os";
+
 /** Shared shape of a benchmark section; bench/run.ts merges sections into BENCHMARKS.md by id. */
 export interface BenchSection {
   /** Stable id, e.g. "parquet-memory"; `npm run bench -- ID` reruns only that section. */
@@ -20,4 +22,11 @@ export function table(header: string[], rows: (string | number)[][]): string {
     `| ${header.map(() => "---").join(" | ")} |`,
     ...rows.map((r) => `| ${r.map(fmt).join(" | ")} |`),
   ].join("\n");
+}
+
+/** The 1, 5 and 15 min load averages, e.g. "1.8 / 2.1 / 2.8": other jobs on the machine count against timings. */
+export function loadAverage(): string {
+  return loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" / ");
 }

@@ -10,7 +10,6 @@
 import { execFile } from "node:child_process";
 import { createWriteStream, existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { homeDir, trainingFiles } from "../src/data/paths.ts";
@@ -20,7 +19,7 @@ import { titleAndLead } from "../src/index/embed-text.ts";
 import { IVF_MIN_DOCS } from "../src/index/ingest.ts";
 import { USE_LEAD_CHARS } from "../src/retrieval/encoders.ts";
 import type { CorpusAbstract } from "../src/types.ts";
-import { type BenchSection, table } from "./report.ts";
+import { type BenchSection, loadAverage, table } from "./report.ts";
 import { seededShuffleSentences } from "./synthetic-corpus.ts";
 
 const N = Number(process.env.SCALE_N ?? 400_000);
@@ -138,7 +137,7 @@ export async function bench(): Promise<BenchSection> {
   await enc.embed(texts);
   const useRate = texts.length / ((performance.now() - t) / 1000);
   await enc.close();
-  const load = loadavg();
+  const load = loadAverage();
 
   if (process.env.SCALE_KEEP !== "1") rmSync(work, { recursive: true, force: true });
   const hours = (n: number, rate: number) => `${(n / rate / 3600).toFixed(1)} h`;
@@ -193,7 +192,7 @@ export async function bench(): Promise<BenchSection> {
       `projected ingest without vectors, real corpus (${REAL.toLocaleString("en")})`,
       `${(REAL / rate).toFixed(0)} s`,
     ],
-    ["load average (1, 5, 15 min) at the end", load.map((x) => x.toFixed(1)).join(", ")],
+    ["load average (1, 5, 15 min) at the end", load],
   ];
   const oneClaim = q.p50 + chosen.p50;
   return {

@@ -4,7 +4,6 @@
  * of one claim's retrieval and of ingest without vectors. All figures through src/evaluation/metrics.ts.
  */
 import { rmSync } from "node:fs";
-import { loadavg } from "node:os";
 import { join } from "node:path";
 import { homeDir } from "../src/data/paths.ts";
 import type { RetrievalScores } from "../src/evaluation/metrics.ts";
@@ -28,7 +27,7 @@ import { RERANKER_PATH } from "../src/retrieval/load.ts";
 import { Reranker } from "../src/retrieval/reranker.ts";
 import { Retriever } from "../src/retrieval/retriever.ts";
 import { openEvalSets } from "../src/retrieval/train.ts";
-import { type BenchSection, table } from "./report.ts";
+import { type BenchSection, loadAverage, table } from "./report.ts";
 
 const HEADER = ["system", "R@2", "R@5", "R@10", "Bpref", "Score 1.1", "nDCG@10", "ΔR@5 vs BM25"];
 
@@ -143,12 +142,7 @@ async function latency(model: Reranker): Promise<string> {
         ],
         ["ingest SciFact without vectors", await ingestRate(set.corpus)],
         // Other jobs share the 2 cores; above 2 these timings had less than the whole machine.
-        [
-          "load average (1, 5, 15 min) after these timings",
-          loadavg()
-            .map((x) => x.toFixed(1))
-            .join(", "),
-        ],
+        ["load average (1, 5, 15 min) after these timings", loadAverage()],
       ],
     )}\n\nOne claim = claim embedding (USE-lite in-process, no vector cache) + BM25 top ${model.json.depth.bm25} + dense top ${model.json.depth.dense} + features and re-ranking of the top ${model.json.rerankDepth}.`;
   } finally {

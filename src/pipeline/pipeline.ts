@@ -271,7 +271,7 @@ export async function openPipeline(options: PipelineOptions = {}): Promise<Pipel
     const config = options.verifier ?? { backend: "builtin" };
     const verifier =
       config.backend === "builtin"
-        ? await openBuiltinVerifier({ modelPath: config.model, encoder: await sharedEncoder() })
+        ? await openBuiltinVerifier({ modelPath: config.model, encoder: sharedEncoder })
         : await openVerifier(config);
     closers.push(() => verifier.close());
     return createPipeline({ retriever, verifier, classifier, close: closeAll });

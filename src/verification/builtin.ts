@@ -33,8 +33,11 @@ export interface BuiltinOptions {
   modelPath?: string;
   /** A model already in memory (wins over modelPath). */
   model?: VerificationModel;
-  /** An open encoder to share (it is then not closed with the verifier); default: USE-lite, if the model needs one. */
-  encoder?: SentenceEncoder;
+  /**
+   * An encoder to share (it is then not closed with the verifier), or a function that opens one, called only when
+   * the model needs an encoder; default: USE-lite, if the model needs one.
+   */
+  encoder?: SentenceEncoder | (() => Promise<SentenceEncoder>);
   /** Pairs per encoder call. */
   batchSize?: number;
 }
@@ -42,7 +45,9 @@ export interface BuiltinOptions {
 export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise<Verifier> {
   const model = options.model ?? (await loadVerificationModel(options.modelPath));
   const trainedWith = model.usesEncoder ? model.json.encoder : undefined;
-  const encoder = trainedWith ? (options.encoder ?? (await openUseLite())) : undefined;
+  const open = async () =>
+    typeof options.encoder === "function" ? options.encoder() : (options.encoder ?? openUseLite());
+  const encoder = trainedWith ? await open() : undefined;
   if (trainedWith && encoder && encoder.name.split("@")[0] !== trainedWith.split("@")[0]) {
     throw new Error(`the verification model was trained with ${trainedWith}, not ${encoder.name}`);
   }

@@ -136,6 +136,18 @@ function verificationF1(
 }
 const weightedF1 = (pred: readonly Label[], gold: readonly Label[]) => verificationF1(pred, gold).weighted;
 
+/** Share of gold NEI pairs predicted Supports (the shared task's most common error). */
+function neiAsSupportsShare(gold: readonly Label[], pred: readonly Label[]): number {
+  let nei = 0;
+  let asSupports = 0;
+  gold.forEach((g, i) => {
+    if (g !== NEI) return;
+    nei++;
+    if (pred[i] === "Supports") asSupports++;
+  });
+  return nei ? asSupports / nei : 0;
+}
+
 export interface RefitOptions {
   neiSupportsPenalty?: number;
   /** Weight of Refutes F1 added to the decision objective (the hardest label, and the one users need most). */
@@ -364,17 +376,6 @@ export async function trainVerificationModel(
           train.map((_, i) => i),
         )
       : undefined;
-    /** Share of gold NEI pairs decided Supports (class 0). */
-    const neiAsSupports = (gold: readonly Label[], decisions: readonly number[]) => {
-      let nei = 0;
-      let asSupports = 0;
-      gold.forEach((g, j) => {
-        if (g !== NEI) return;
-        nei++;
-        if (decisions[j] === 0) asSupports++;
-      });
-      return nei ? asSupports / nei : 0;
-    };
     const parts = {} as Record<Kind, PairPartJson>;
     const oofF1 = {} as Record<Kind, number>;
     const before: { p: number[]; y: number }[] = [];
@@ -394,17 +395,17 @@ export async function trainVerificationModel(
       // Decision weights: weighted F1 minus `penalty` per point of NEI pairs called Supports beyond the TF-IDF
       // model's own out-of-fold share (so never worse than it there).
       const gold = idx.map((i) => train[i].label);
-      const allowed = neiAsSupports(
+      const allowed = neiAsSupportsShare(
         gold,
-        idx.map((i) => weightedArgmax(oofTfidf[i], [1, 1, 1])),
+        idx.map((i) => LABELS[weightedArgmax(oofTfidf[i], [1, 1, 1])]),
       );
       const objective = (d: number[]) => {
-        const f1 = verificationF1(
-          d.map((k) => LABELS[k]),
-          gold,
-        );
+        const pred = d.map((k) => LABELS[k]);
+        const f1 = verificationF1(pred, gold);
         return (
-          f1.weighted + refutesBonus * f1.refutes - penalty * Math.max(0, neiAsSupports(gold, d) - allowed)
+          f1.weighted +
+          refutesBonus * f1.refutes -
+          penalty * Math.max(0, neiAsSupportsShare(gold, pred) - allowed)
         );
       };
       const weights =
@@ -494,8 +495,10 @@ export function summarise(
     label: v.label,
   }));
   const scores = scoreVerification(preds, examples);
-  const nei = examples.map((e, i) => ({ e, v: verdicts[i] })).filter(({ e }) => e.label === NEI);
-  const neiAsSupports = nei.length ? nei.filter(({ v }) => v.label === "Supports").length / nei.length : 0;
+  const neiAsSupports = neiAsSupportsShare(
+    examples.map((e) => e.label),
+    verdicts.map((v) => v.label),
+  );
   const ece = expectedCalibrationError(
     verdicts.map((v) => [v.probs.supports, v.probs.refutes, v.probs.nei]),
     examples.map((e) => labelIndex(e.label)),
