@@ -42,6 +42,12 @@ test("Climate-FEVER, CARDS and FLICC adapters read the shared files", { skip: !h
   const cf = await readClimateFever(files.climateFever);
   assert.equal(cf.length, 1083);
   assert.ok(cf.every((c) => c.evidences.length === 5));
+  // Annotator agreement with the evidence label: 2 of 2 votes, then a 1-1 split (nulls are not votes).
+  const c5 = cf.find((c) => c.id === "5");
+  assert.deepEqual(
+    c5?.evidences.map((e) => e.agreement),
+    [1, 1, 1, 0.5, 0.5],
+  );
   const cards = await readCards(files.cards);
   assert.equal(cards.length, 2605);
   assert.equal(cards.filter((e) => e.codes[0] === "0_0").length, 1812);

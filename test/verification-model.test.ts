@@ -13,7 +13,7 @@ import { aggregateFeatures } from "../src/verification/features.ts";
 import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf.ts";
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
 import { rationaleFor, VerificationModel } from "../src/verification/model.ts";
-import { dropLeaks, summarise, trainVerificationModel } from "../src/verification/train.ts";
+import { dropLeaks, summarise, trainVerificationModel, tuneDecision } from "../src/verification/train.ts";
 import { abstractSentences, decide } from "../src/verification/verifier.ts";
 
 /** A stand-in sentence encoder: hashed bag of content tokens, unit length (deterministic, no model files). */
@@ -173,6 +173,27 @@ test("decision weights: weighted argmax, and tuning finds the weights the object
   const { weights, objective } = tuneDecisionWeights(probs, accuracy, 3);
   assert.equal(objective, 4);
   assert.ok(weights[1] > 2 && weights[2] === 1, String(weights));
+});
+
+test("decision tuning allows NEI called Supports only up to the TF-IDF model's share, or a stricter multiple", () => {
+  // Up-weighting Supports wins three Supports pairs (weighted F1 0.817 against 0.639) at the cost of one NEI pair.
+  const probs = [
+    [0.45, 0.05, 0.5],
+    [0.6, 0.05, 0.35],
+    [0.46, 0.04, 0.5],
+    [0.1, 0.1, 0.8],
+    [0.1, 0.6, 0.3],
+    [0.47, 0.03, 0.5],
+  ];
+  const gold = ["Supports", "Supports", NEI, NEI, "Refutes", "Supports"] as const;
+  // The TF-IDF model calls that same NEI pair Supports: a share of 1/2 is allowed.
+  const tfidf = [probs[1], probs[1], probs[1], probs[3], probs[4], probs[1]];
+  const nei = (w: number[]) => probs.filter((p, i) => gold[i] === NEI && weightedArgmax(p, w) === 0).length;
+  const loose = tuneDecision(probs, gold, tfidf, { penalty: 2, refutesBonus: 0.25 });
+  assert.equal(nei(loose), 1, String(loose));
+  assert.equal(weightedArgmax(probs[5], loose), 0);
+  const strict = tuneDecision(probs, gold, tfidf, { penalty: 2, refutesBonus: 0.25, allowedScale: 0 });
+  assert.equal(nei(strict), 0, String(strict));
 });
 
 test("dropLeaks removes train pairs whose claim text repeats a dev claim, whatever its id", () => {

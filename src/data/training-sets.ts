@@ -114,6 +114,8 @@ export interface ClimateFeverEvidence {
   label: Label;
   article: string;
   text: string;
+  /** Share of the annotators' votes that agree with `label` (1 when the file has no votes). */
+  agreement: number;
 }
 
 export interface ClimateFeverClaim {
@@ -155,7 +157,11 @@ export async function readClimateFever(path: string): Promise<ClimateFeverClaim[
         if (typeof ev.evidence !== "string" || typeof ev.evidence_id !== "string") {
           throw new DataError(path, "evidence text or id missing", { line: r.line, field });
         }
-        return { id: ev.evidence_id, label, article: String(ev.article ?? ""), text: ev.evidence };
+        const votes = Array.isArray(ev.votes) ? ev.votes.filter((v) => typeof v === "string") : [];
+        const agreement = votes.length
+          ? votes.filter((v) => v === ev.evidence_label).length / votes.length
+          : 1;
+        return { id: ev.evidence_id, label, article: String(ev.article ?? ""), text: ev.evidence, agreement };
       }),
     };
   });

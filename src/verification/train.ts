@@ -125,19 +125,23 @@ function foldOf(claimId: string, folds: number): number {
 }
 
 /** Weighted F1 (official definition) and Refutes F1 of label decisions against gold labels. */
-function verificationF1(
+export function verificationF1(
   pred: readonly Label[],
   gold: readonly Label[],
-): { weighted: number; refutes: number } {
+): { weighted: number; supports: number; refutes: number } {
   const preds = pred.map((label, i) => ({ claimId: String(i), abstractId: "a", rank: 1, label }));
   const golds = gold.map((label, i) => ({ claimId: String(i), abstractId: "a", label }));
   const s = scoreVerification(preds, golds);
-  return { weighted: s.f1_weighted, refutes: s.per_label.Refutes?.f1 ?? 0 };
+  return {
+    weighted: s.f1_weighted,
+    supports: s.per_label.Supports?.f1 ?? 0,
+    refutes: s.per_label.Refutes?.f1 ?? 0,
+  };
 }
 const weightedF1 = (pred: readonly Label[], gold: readonly Label[]) => verificationF1(pred, gold).weighted;
 
 /** Share of gold NEI pairs predicted Supports (the shared task's most common error). */
-function neiAsSupportsShare(gold: readonly Label[], pred: readonly Label[]): number {
+export function neiAsSupportsShare(gold: readonly Label[], pred: readonly Label[]): number {
   let nei = 0;
   let asSupports = 0;
   gold.forEach((g, i) => {
@@ -146,6 +150,35 @@ function neiAsSupportsShare(gold: readonly Label[], pred: readonly Label[]): num
     if (pred[i] === "Supports") asSupports++;
   });
   return nei ? asSupports / nei : 0;
+}
+
+/**
+ * Decision weights for one kind, tuned on out-of-fold calibrated probabilities: weighted F1 plus `refutesBonus` x
+ * Refutes F1, minus `penalty` per point of gold NEI pairs called Supports beyond the TF-IDF model's own
+ * out-of-fold share (so never worse than it there), or beyond `allowedScale` x that share (a stricter rule).
+ */
+export function tuneDecision(
+  calibrated: readonly ArrayLike<number>[],
+  gold: readonly Label[],
+  tfidfOof: readonly ArrayLike<number>[],
+  o: { penalty: number; refutesBonus: number; allowedScale?: number },
+): [number, number, number] {
+  const allowed =
+    (o.allowedScale ?? 1) *
+    neiAsSupportsShare(
+      gold,
+      tfidfOof.map((p) => LABELS[weightedArgmax(p, [1, 1, 1])]),
+    );
+  const objective = (d: number[]) => {
+    const pred = d.map((k) => LABELS[k]);
+    const f1 = verificationF1(pred, gold);
+    return (
+      f1.weighted +
+      o.refutesBonus * f1.refutes -
+      o.penalty * Math.max(0, neiAsSupportsShare(gold, pred) - allowed)
+    );
+  };
+  return tuneDecisionWeights(calibrated, objective, 3).weights as [number, number, number];
 }
 
 export interface RefitOptions {
@@ -392,24 +425,16 @@ export async function trainVerificationModel(
         before.push({ p: softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, 1), y: pairY[i] });
         after.push({ p: calibrated[j], y: pairY[i] });
       });
-      // Decision weights: weighted F1 minus `penalty` per point of NEI pairs called Supports beyond the TF-IDF
-      // model's own out-of-fold share (so never worse than it there).
       const gold = idx.map((i) => train[i].label);
-      const allowed = neiAsSupportsShare(
-        gold,
-        idx.map((i) => LABELS[weightedArgmax(oofTfidf[i], [1, 1, 1])]),
-      );
-      const objective = (d: number[]) => {
-        const pred = d.map((k) => LABELS[k]);
-        const f1 = verificationF1(pred, gold);
-        return (
-          f1.weighted +
-          refutesBonus * f1.refutes -
-          penalty * Math.max(0, neiAsSupportsShare(gold, pred) - allowed)
-        );
-      };
-      const weights =
-        o.tuneWeights === false ? [1, 1, 1] : tuneDecisionWeights(calibrated, objective, 3).weights;
+      const weights: [number, number, number] =
+        o.tuneWeights === false
+          ? [1, 1, 1]
+          : tuneDecision(
+              calibrated,
+              gold,
+              idx.map((i) => oofTfidf[i]),
+              { penalty, refutesBonus },
+            );
       oofF1[kind] = weightedF1(
         calibrated.map((p) => LABELS[weightedArgmax(p, weights)]),
         gold,
@@ -418,7 +443,7 @@ export async function trainVerificationModel(
         standardiser: part.standardiser,
         model: part.model.toJSON(),
         temperature: part.temperature,
-        classWeights: weights as [number, number, number],
+        classWeights: weights,
       };
     }
     const ece = (rows: { p: number[]; y: number }[]) =>
