@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   narratives: () => import("./narratives.ts"),
   "narratives-speed": () => import("./narratives-speed.ts"),
   verification: () => import("./verification.ts"),
+  "verification-tried": () => import("./verification-tried.ts"),
   retrieval: () => import("./retrieval.ts"),
   "retrieval-scale": () => import("./retrieval-scale.ts"),
   encoders: () => import("./encoders.ts"),

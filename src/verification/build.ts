@@ -115,6 +115,9 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
 ${rows.join("\n")}
 
 Baseline, ablations and speed: BENCHMARKS.md, section "Claim verification" (\`npm run bench -- verification\`).
+Ideas tried on Climate-FEVER and not shipped (none moved out-of-fold or dev weighted F1 by more than about 0.01),
+and stricter rules for calling NEI pairs Supports on SciFact: section "Claim verification: what was tried
+beyond the shipped model" (\`npm run bench -- verification-tried\`).
 
 ## Retrain
 \`climatecheck train verification\` (or \`npm run climatecheck -- train verification\`): deterministic, a few
