@@ -21,7 +21,7 @@ import { LABELS, type Label } from "../src/types.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
 import { DEFAULT_PAIR_GROUPS, pairFeatures } from "../src/verification/features.ts";
 import { IdfTable } from "../src/verification/idf.ts";
-import { profile, type TextProfile } from "../src/verification/lexical.ts";
+import { profile, profileMemo } from "../src/verification/lexical.ts";
 import { pairCues } from "../src/verification/model.ts";
 import {
   fitPairVectorizer,
@@ -72,16 +72,10 @@ export const bench: Bench = async () => {
   const cfTrain = train.flatMap((e, i) => (e.source === "climate-fever" ? [i] : []));
   const cfDev = dev.flatMap((e, i) => (e.source === "climate-fever" ? [i] : []));
 
-  const profiles = new Map<string, TextProfile>();
-  const profileOf = (t: string) => {
-    const known = profiles.get(t);
-    if (known) return known;
-    const p = profile(t);
-    profiles.set(t, p);
-    return p;
-  };
+  const memo = profileMemo();
+  const profileOf = memo.of;
   for (const e of train) for (const t of [e.claim, ...e.sentences]) profileOf(t);
-  const idf = IdfTable.fit(profiles.values());
+  const idf = IdfTable.fit(memo.profiles());
   const cuesOf = (e: SourcedExample) =>
     pairCues(profileOf(e.claim), e.sentences.map(profileOf), e.title ? profile(e.title) : undefined, idf);
   const cues = { train: train.map(cuesOf), dev: dev.map(cuesOf) };

@@ -28,6 +28,21 @@ export function matchKey(token: string): string {
   return token.length > 6 ? token.slice(0, 6) : token;
 }
 
+/** profile() with a memo, so a text seen in many pairs is profiled once; `profiles` are the distinct ones so far. */
+export function profileMemo(): { of: (text: string) => TextProfile; profiles: () => Iterable<TextProfile> } {
+  const memo = new Map<string, TextProfile>();
+  return {
+    of(text) {
+      const known = memo.get(text);
+      if (known) return known;
+      const p = profile(text);
+      memo.set(text, p);
+      return p;
+    },
+    profiles: () => memo.values(),
+  };
+}
+
 export function profile(text: string): TextProfile {
   const tokens = tokenize(text);
   const content = contentTokens(text);

@@ -29,7 +29,7 @@ import {
   stanceFeatures,
 } from "./features.ts";
 import { IdfTable } from "./idf.ts";
-import { profile, type TextProfile } from "./lexical.ts";
+import { profile, profileMemo } from "./lexical.ts";
 import {
   type Embed,
   KINDS,
@@ -214,16 +214,10 @@ export async function trainVerificationModel(
   const withStance = options.stance ?? defaultGroups.includes("stance");
 
   // 0. Text profiles once; document frequencies over the distinct train texts (claims and sentences).
-  const profiles = new Map<string, TextProfile>();
-  const profileOf = (text: string) => {
-    const known = profiles.get(text);
-    if (known) return known;
-    const p = profile(text);
-    profiles.set(text, p);
-    return p;
-  };
+  const memo = profileMemo();
+  const profileOf = memo.of;
   for (const e of train) for (const t of [e.claim, ...e.sentences]) profileOf(t);
-  const idf = IdfTable.fit(profiles.values());
+  const idf = IdfTable.fit(memo.profiles());
   const cues = train.map((e) =>
     pairCues(profileOf(e.claim), e.sentences.map(profileOf), e.title ? profile(e.title) : undefined, idf),
   );
