@@ -13,7 +13,6 @@ import { weightedArgmax } from "../src/learning/decision-weights.ts";
 import { trainLogistic } from "../src/learning/logistic.ts";
 import { mulberry32 } from "../src/learning/random.ts";
 import { concatSparse, type SparseVector } from "../src/learning/sparse.ts";
-import { hashUnit } from "../src/learning/split.ts";
 import { fitStandardiser, standardise } from "../src/learning/standardise.ts";
 import { TfidfVectorizer } from "../src/learning/tfidf.ts";
 import { NarrativeClassifier } from "../src/narratives/classifier.ts";
@@ -30,6 +29,8 @@ import {
   pairTfidfFeatures,
 } from "../src/verification/tfidf-pair.ts";
 import {
+  claimFolds,
+  foldOf,
   loadVerificationData,
   neiAsSupportsShare,
   tuneDecision,
@@ -37,10 +38,8 @@ import {
 } from "../src/verification/train.ts";
 import { type Bench, table } from "./report.ts";
 
-const FOLDS = 5;
 /** The same folds as training (train.ts). */
-const foldOf = (claimId: string) =>
-  Math.min(FOLDS - 1, Math.floor(hashUnit(claimId, "verification-fold") * FOLDS));
+const FOLDS = 5;
 const labelIndex = (e: SourcedExample) => LABELS.indexOf(e.label);
 const log = (m: string) => process.stderr.write(`  ${new Date().toISOString().slice(11, 19)} ${m}\n`);
 const logOdds = (p: ArrayLike<number>, k: number) => Math.log((p[k] + 1e-4) / (p[2] + 1e-4));
@@ -111,17 +110,17 @@ export const bench: Bench = async () => {
     const X = train.map(features);
     const y = train.map(labelIndex);
     const oof: Float32Array[] = new Array(train.length);
-    for (let f = 0; f < FOLDS; f++) {
-      const fit = train.flatMap((e, i) => (foldOf(e.claimId) !== f ? [i] : []));
+    for (const split of claimFolds(
+      train.map((e) => e.claimId),
+      FOLDS,
+    )) {
       const m = fitTfidfPairLR(
-        fit.map((i) => X[i]),
-        fit.map((i) => y[i]),
+        split.fit.map((i) => X[i]),
+        split.fit.map((i) => y[i]),
         dim,
         l2,
       );
-      train.forEach((e, i) => {
-        if (foldOf(e.claimId) === f) oof[i] = m.predictProba(X[i]);
-      });
+      for (const i of split.held) oof[i] = m.predictProba(X[i]);
     }
     const final = fitTfidfPairLR(X, y, dim, l2);
     return { train: oof, dev: dev.map((e) => final.predictProba(features(e))) };
@@ -170,10 +169,12 @@ export const bench: Bench = async () => {
       return (x: Float32Array) => m.decision(x);
     };
     const oof: Float32Array[] = new Array(trainRows.length);
-    for (let f = 0; f < FOLDS; f++) {
-      const rows = trainRows.map((_, r) => r);
-      const m = fit(rows.filter((r) => foldOf(train[trainRows[r]].claimId) !== f));
-      for (const r of rows) if (foldOf(train[trainRows[r]].claimId) === f) oof[r] = m(X[r]);
+    for (const split of claimFolds(
+      trainRows.map((i) => train[i].claimId),
+      FOLDS,
+    )) {
+      const m = fit(split.fit);
+      for (const r of split.held) oof[r] = m(X[r]);
     }
     const temperature = fitTemperature(oof, y);
     const calibrated = oof.map((l) => softmaxWithTemperature(l, temperature));
@@ -246,11 +247,12 @@ export const bench: Bench = async () => {
       { kind: "multinomial", classes: 4, l2: 1e-2 },
     );
   const claimPrior = new Map<string, Float32Array>();
-  for (let f = 0; f < FOLDS; f++) {
-    const m = fitClaim(trainClaims.flatMap(([id], r) => (foldOf(id) !== f ? [r] : [])));
-    trainClaims.forEach(([id], r) => {
-      if (foldOf(id) === f) claimPrior.set(id, m.predictProba(claimX[r]));
-    });
+  for (const split of claimFolds(
+    trainClaims.map(([id]) => id),
+    FOLDS,
+  )) {
+    const m = fitClaim(split.fit);
+    for (const r of split.held) claimPrior.set(trainClaims[r][0], m.predictProba(claimX[r]));
   }
   const finalClaim = fitClaim(trainClaims.map((_, r) => r));
   const priorFeatures = (p: Float32Array, best: number) => [
@@ -336,7 +338,7 @@ export const bench: Bench = async () => {
         if (!x) {
           x = neighbours(
             e,
-            cfTrain.filter((j) => foldOf(train[j].claimId) !== foldOf(e.claimId)),
+            cfTrain.filter((j) => foldOf(train[j].claimId, FOLDS) !== foldOf(e.claimId, FOLDS)),
           );
           neighbourCache.set(i, x);
         }

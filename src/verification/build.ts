@@ -2,9 +2,9 @@
  * `climatecheck train verification`: trains the built-in verifier on the train splits, scores it on the dev
  * splits, and writes models/verification/model.json and its CARD.md (data, method, dev figures, how to retrain).
  */
-import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
+import { writeFileAtomic } from "../data/tables.ts";
 import type { Source } from "./examples.ts";
 import { VerificationModel, type VerificationModelJson } from "./model.ts";
 import {
@@ -21,11 +21,6 @@ export interface BuildOptions {
   log?: (message: string) => void;
 }
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  await writeFile(`${path}.tmp`, text);
-  await rename(`${path}.tmp`, path);
-}
-
 const f3 = (x: number | undefined) => (x === undefined ? "-" : x.toFixed(3));
 
 export async function buildVerificationModel(options: BuildOptions): Promise<void> {
@@ -33,29 +28,24 @@ export async function buildVerificationModel(options: BuildOptions): Promise<voi
   const outDir = options.outDir ?? join(MODELS_DIR, "verification");
   const { train, dev } = await loadVerificationData(options.dataDir);
   log(`verification: ${train.length} train pairs, ${dev.length} dev pairs`);
-  {
-    // The shipped model has no stance group, so neither training nor scoring embeds anything.
-    const embed = async (): Promise<Float32Array[]> => {
-      throw new Error("the shipped verification model needs no sentence encoder");
-    };
-    const { model, calibration } = await trainVerificationModel(train, { log });
-    const results = new Map<Source, EvaluationResult & { pairs: number }>();
-    for (const source of ["scifact", "climate-fever"] as const) {
-      const examples = dev.filter((e) => e.source === source);
-      results.set(source, {
-        ...(await evaluateModel(new VerificationModel(model), examples, embed)),
-        pairs: examples.length,
-      });
-    }
-    await mkdir(outDir, { recursive: true });
-    await writeAtomic(join(outDir, "model.json"), `${JSON.stringify(model)}\n`);
-    await writeAtomic(join(outDir, "CARD.md"), card(model, calibration, results, train.length));
-    for (const [source, r] of results)
-      log(
-        `dev ${source}: weighted F1 ${f3(r.scores.f1_weighted)}, Refutes F1 ${f3(r.scores.per_label.Refutes?.f1)}`,
-      );
-    log(`wrote ${join(outDir, "model.json")} and CARD.md`);
+  // The shipped model has no stance group, so neither training nor scoring embeds anything.
+  const embed = async (): Promise<Float32Array[]> => {
+    throw new Error("the shipped verification model needs no sentence encoder");
+  };
+  const { model, calibration } = await trainVerificationModel(train, { log });
+  const trained = new VerificationModel(model);
+  const results = new Map<Source, EvaluationResult & { pairs: number }>();
+  for (const source of ["scifact", "climate-fever"] as const) {
+    const examples = dev.filter((e) => e.source === source);
+    results.set(source, { ...(await evaluateModel(trained, examples, embed)), pairs: examples.length });
   }
+  await writeFileAtomic(join(outDir, "model.json"), `${JSON.stringify(model)}\n`);
+  await writeFileAtomic(join(outDir, "CARD.md"), card(model, calibration, results, train.length));
+  for (const [source, r] of results)
+    log(
+      `dev ${source}: weighted F1 ${f3(r.scores.f1_weighted)}, Refutes F1 ${f3(r.scores.per_label.Refutes?.f1)}`,
+    );
+  log(`wrote ${join(outDir, "model.json")} and CARD.md`);
 }
 
 function card(

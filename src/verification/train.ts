@@ -120,8 +120,21 @@ const labelIndex = (l: Label) => LABELS.indexOf(l);
 /** A kind of abstract with fewer train pairs than this shares the pair model fitted on all pairs. */
 const MIN_KIND_PAIRS = 30;
 
-function foldOf(claimId: string, folds: number): number {
+/** The fold of a claim's pairs in every out-of-fold step of training (and of the benchmarks that mirror it). */
+export function foldOf(claimId: string, folds: number): number {
   return Math.min(folds - 1, Math.floor(hashUnit(claimId, "verification-fold") * folds));
+}
+
+/** Per fold, the rows to fit on and the rows held out, given each row's claim id (rows in ascending order). */
+export function claimFolds(claimIds: readonly string[], folds: number): { fit: number[]; held: number[] }[] {
+  const splits = Array.from({ length: folds }, () => ({ fit: [] as number[], held: [] as number[] }));
+  claimIds.forEach((id, row) => {
+    const f = foldOf(id, folds);
+    splits.forEach((split, k) => {
+      (k === f ? split.held : split.fit).push(row);
+    });
+  });
+  return splits;
 }
 
 /** Weighted F1 (official definition) and Refutes F1 of label decisions against gold labels. */
@@ -302,16 +315,14 @@ export async function trainVerificationModel(
         },
       );
     const oof: Float32Array[] = new Array(rows.length);
-    for (let f = 0; f < folds; f++) {
-      const fitIdx: number[] = [];
-      const predIdx: number[] = [];
-      rows.forEach((s, i) => {
-        (foldOf(train[s.pair].claimId, folds) === f ? predIdx : fitIdx).push(i);
-      });
-      const m = fit(fitIdx);
-      for (const i of predIdx) oof[i] = m.predictProba(X[i]);
-      log(`stance fold ${f + 1}/${folds}: ${fitIdx.length} fit, ${predIdx.length} held out`);
-    }
+    claimFolds(
+      rows.map((s) => train[s.pair].claimId),
+      folds,
+    ).forEach((split, f) => {
+      const m = fit(split.fit);
+      for (const i of split.held) oof[i] = m.predictProba(X[i]);
+      log(`stance fold ${f + 1}/${folds}: ${split.fit.length} fit, ${split.held.length} held out`);
+    });
     const bySentence = new Map(rows.map((s, i) => [`${s.pair}:${s.sentence}`, oof[i]]));
     return {
       json: { standardiser, model: fit(rows.map((_, i) => i)).toJSON() },
@@ -326,20 +337,18 @@ export async function trainVerificationModel(
   const tfX: SparseVector[] = train.map((e) => pairTfidfFeatures(tfidf, e));
   const pairY = train.map((e) => labelIndex(e.label));
   const oofTfidf: Float32Array[] = new Array(train.length);
-  for (let f = 0; f < folds; f++) {
-    const fitIdx: number[] = [];
-    const predIdx: number[] = [];
-    train.forEach((e, i) => {
-      (foldOf(e.claimId, folds) === f ? predIdx : fitIdx).push(i);
-    });
+  claimFolds(
+    train.map((e) => e.claimId),
+    folds,
+  ).forEach((split, f) => {
     const m = fitTfidfPairLR(
-      fitIdx.map((i) => tfX[i]),
-      fitIdx.map((i) => pairY[i]),
+      split.fit.map((i) => tfX[i]),
+      split.fit.map((i) => pairY[i]),
       pairTfidfDim(tfidf),
     );
-    for (const i of predIdx) oofTfidf[i] = m.predictProba(tfX[i]);
+    for (const i of split.held) oofTfidf[i] = m.predictProba(tfX[i]);
     log(`tfidf fold ${f + 1}/${folds}`);
-  }
+  });
   const finalTfidf = fitTfidfPairLR(tfX, pairY, pairTfidfDim(tfidf));
 
   // 4. Pair models on the out-of-fold inputs, one per kind: standardiser, out-of-fold logits, temperature, fit.
@@ -367,11 +376,12 @@ export async function trainVerificationModel(
         { kind: "multinomial", classes: 3, l2: pairL2, maxIter: 300 },
       );
     const oofLogits = new Map<number, Float32Array>();
-    for (let f = 0; f < folds; f++) {
-      const rows = idx.map((_, r) => r);
-      const m = fit(rows.filter((r) => foldOf(train[idx[r]].claimId, folds) !== f));
-      for (const r of rows)
-        if (foldOf(train[idx[r]].claimId, folds) === f) oofLogits.set(idx[r], m.decision(X[r]));
+    for (const split of claimFolds(
+      idx.map((i) => train[i].claimId),
+      folds,
+    )) {
+      const m = fit(split.fit);
+      for (const r of split.held) oofLogits.set(idx[r], m.decision(X[r]));
     }
     const logits = idx.map((i) => oofLogits.get(i) as Float32Array);
     const temperature = fitTemperature(
