@@ -11,12 +11,10 @@ import { ingest } from "../src/index/ingest.ts";
 import { openEncoders } from "../src/retrieval/encoders.ts";
 import { type Bench, loadAverage, table } from "./report.ts";
 
-const load = loadAverage;
-
 export const bench: Bench = async () => {
   const corpus = trainingFiles().scifactCorpus;
   const dir = join(homeDir(), "bench-tmp", "ingest-scifact");
-  const loadStart = load();
+  const loadStart = loadAverage();
   rmSync(dir, { recursive: true, force: true });
   const t0 = performance.now();
   const enc = await openEncoders({ workers: 2, cache: false });
@@ -43,7 +41,7 @@ export const bench: Bench = async () => {
     markdown: `The SciFact corpus (../shared/data/scifact/corpus.csv) into a fresh index, as \`climatecheck ingest\` does it:
 the default vector sets with USE-lite on 2 worker threads and no vector cache, so every abstract is embedded
 (title + lead, see the retrieval card). Wall time includes opening the encoders. Ingest without vectors: the
-retrieval section. Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${load()}.
+retrieval section. Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${loadAverage()}.
 
 ${table(["ingest", "abstracts", "seconds", "of which opening the encoders", "abstracts/s"], [row])}
 

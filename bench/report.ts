@@ -30,3 +30,9 @@ export function loadAverage(): string {
     .map((x) => x.toFixed(1))
     .join(" / ");
 }
+
+/** The p-th percentile (0-100) of xs by the nearest-rank rule: the element at floor(p% of n), capped at the last. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}

@@ -7,18 +7,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { topHits } from "../src/index/bm25.ts";
 import { ingest } from "../src/index/ingest.ts";
-import { buildIvf, dotRows, PROBE_SHARE, writeIvf } from "../src/index/ivf.ts";
+import { buildIvf, dotRows, PROBE_SHARE } from "../src/index/ivf.ts";
 import { openIndex } from "../src/index/open.ts";
 import { VectorSet } from "../src/index/vectors.ts";
 import { FAMILIES } from "../src/retrieval/features.ts";
 import { Retriever } from "../src/retrieval/retriever.ts";
+import { percentile } from "./report.ts";
 
 const maxRssMiB = () => process.resourceUsage().maxRSS / 1024;
 const [cmd, a, b] = process.argv.slice(2);
-const percentile = (xs: number[], p: number) => {
-  const s = xs.slice().sort((x, y) => x - y);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const f32 = (path: string) => {
   const buf = readFileSync(path);
   return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
@@ -122,7 +119,6 @@ function denseFigures(work: string, data: Float32Array, n: number, dim: number, 
   const t0 = performance.now();
   const ivf = buildIvf(data, n, dim);
   const ivfSeconds = (performance.now() - t0) / 1000;
-  writeIvf(join(work, "vectors.ivf"), ivf);
   const set = new VectorSet(vecPath, dim, n, ivf);
   const queries = claims.length / dim;
   const exact: Set<number>[] = [];

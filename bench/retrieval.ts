@@ -27,7 +27,7 @@ import { RERANKER_PATH } from "../src/retrieval/load.ts";
 import { Reranker } from "../src/retrieval/reranker.ts";
 import { Retriever } from "../src/retrieval/retriever.ts";
 import { openEvalSets } from "../src/retrieval/train.ts";
-import { type BenchSection, loadAverage, table } from "./report.ts";
+import { type BenchSection, loadAverage, percentile, table } from "./report.ts";
 
 const HEADER = ["system", "R@2", "R@5", "R@10", "Bpref", "Score 1.1", "nDCG@10", "ΔR@5 vs BM25"];
 
@@ -44,11 +44,6 @@ function row(name: string, s: RetrievalScores, base: RetrievalScores): (string |
     `${d >= 0 ? "+" : ""}${d.toFixed(3)}`,
   ];
 }
-
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 
 export async function bench(): Promise<BenchSection> {
   const model = Reranker.load(RERANKER_PATH);

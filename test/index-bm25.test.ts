@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Bm25Builder, Bm25Index, indexTerms, kthLargest, topK } from "../src/index/bm25.ts";
+import { Bm25Builder, Bm25Index, indexTerms, kthLargest, topHits } from "../src/index/bm25.ts";
 import { mulberry32 } from "../src/learning/random.ts";
 import { tempDir } from "./retrieval-fixtures.ts";
 
@@ -68,7 +68,7 @@ test("search scores equal the whole-document field score; tf above 255 is capped
   assert.deepEqual(indexTerms("The ice of the sea"), ["ice", "sea"]);
 });
 
-test("kthLargest and topK agree with a full sort", () => {
+test("kthLargest and topHits agree with a full sort", () => {
   const rnd = mulberry32(3);
   const score = Float32Array.from({ length: 5000 }, () => Math.round(rnd() * 500));
   const ids = Array.from({ length: score.length }, (_, i) => i);
@@ -76,9 +76,9 @@ test("kthLargest and topK agree with a full sort", () => {
   for (const k of [1, 7, 100, 4999, 5000]) {
     assert.equal(kthLargest(score, ids, ids.length, k), score[sorted[k - 1]]);
     assert.deepEqual(
-      topK(ids, score, k).map((h) => h.docno),
+      topHits(ids, ids.length, score, k).map((h) => h.docno),
       sorted.slice(0, k),
     );
   }
-  assert.deepEqual(topK(ids, score, 0), []);
+  assert.deepEqual(topHits(ids, ids.length, score, 0), []);
 });

@@ -5,10 +5,11 @@
  * their idf is near zero). Each term also stores an upper bound of its score, so a query can skip most of the
  * long lists of common terms (MaxScore) and still return the exact top k.
  */
-import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { STOPWORDS, tokenize } from "../text/tokenize.ts";
+import { writeParts } from "./binary.ts";
 import { FILES } from "./schema.ts";
 
 export const K1 = 1.2;
@@ -146,20 +147,6 @@ export class Bm25Builder {
     await writeFile(join(dir, FILES.terms), this.terms.join("\n"));
     writeParts(join(dir, FILES.postings), [new Uint32Array([nTerms, n]), start, docs, tfs, bound]);
     writeParts(join(dir, FILES.lengths), [new Uint32Array([this.docs]), titleLen, absLen]);
-  }
-}
-
-/** Writes typed arrays back to back, without concatenating them in memory first. */
-function writeParts(path: string, parts: ArrayBufferView[]): void {
-  const fd = openSync(path, "w");
-  try {
-    for (const p of parts) {
-      const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
-      for (let off = 0; off < bytes.length; )
-        off += writeSync(fd, bytes, off, Math.min(1 << 28, bytes.length - off));
-    }
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -366,7 +353,7 @@ export class Bm25Index {
         if (tt) o.title += (w * tt * (K1 + 1)) / (tt + K1 * (1 - B + (B * lt) / this.avgTitle));
         if (ta) o.abstract += (w * ta * (K1 + 1)) / (ta + K1 * (1 - B + (B * la) / this.avgAbs));
         const tf = tt + ta;
-        o.all += (w * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * (lt + la)) / this.avgAll));
+        o.all += (w * tf * (K1 + 1)) / (tf + this.norm[d]);
         o.coverage += q.idf;
       }
       o.coverage /= totalIdf;
@@ -435,9 +422,4 @@ export function topHits(ids: ArrayLike<number>, n: number, score: ArrayLike<numb
     if (s >= cut) out.push({ docno: ids[i], score: s });
   }
   return out.sort((a, b) => b.score - a.score || a.docno - b.docno).slice(0, k);
-}
-
-/** The k best (score desc, docno asc) of the given docs. */
-export function topK(docnos: ArrayLike<number>, score: ArrayLike<number>, k: number): Hit[] {
-  return topHits(docnos, docnos.length, score, k);
 }

@@ -180,12 +180,11 @@ export async function ingest(
   const { manifest, resumed } = await prepare(dir, specs);
   const known = new Set<string>();
   // BM25, offsets and ids grow with each commit; the docs already committed are read back once, here.
-  const built: Built = { bm25: new Bm25Builder(), offsets: [0], ids: [], bytes: 0 };
+  const built: Built = { bm25: new Bm25Builder(), offsets: [0], ids: [] };
   const addBuilt = (d: StoredDoc, lineBytes: number) => {
     built.bm25.add(d.title ?? "", d.abstract);
     built.ids.push(d.id);
-    built.bytes += lineBytes;
-    built.offsets.push(built.bytes);
+    built.offsets.push(built.offsets[built.offsets.length - 1] + lineBytes);
   };
   for await (const line of storedLines(dir)) {
     const d = decodeDoc(line);
@@ -305,9 +304,10 @@ async function buildVectorLists(dir: string, manifest: Manifest, minDocs: number
   for (const [name, info] of Object.entries(manifest.vectors)) {
     const path = join(dir, FILES.ivf(name));
     // The build is deterministic and vectors are only appended: lists over the same count are still right.
-    if (info.docs >= minDocs && info.docs > 0 && ivfCount(path) === info.docs) continue;
+    const wanted = info.docs > 0 && info.docs >= minDocs;
+    if (wanted && ivfCount(path) === info.docs) continue;
     await rm(path, { force: true });
-    if (info.docs < minDocs || info.docs === 0) continue;
+    if (!wanted) continue;
     const buf = await readFile(join(dir, FILES.vectors(name)));
     const data =
       buf.byteOffset % 4 === 0
@@ -323,13 +323,12 @@ interface Built {
   /** Byte offset of each doc line in docs.jsonl, then the end. */
   offsets: number[];
   ids: string[];
-  bytes: number;
 }
 
 /** Writes BM25, offsets and ids of the committed docs. Returns the number of docs. */
 async function finalise(dir: string, manifest: Manifest, built: Built): Promise<number> {
   const { bm25, offsets, ids } = built;
-  if (ids.length !== manifest.committed.docs || built.bytes !== manifest.committed.bytes) {
+  if (ids.length !== manifest.committed.docs || offsets[offsets.length - 1] !== manifest.committed.bytes) {
     throw new Error(
       `${dir}: docs.jsonl does not match the manifest's commit point; ingest into a new directory`,
     );

@@ -5,8 +5,10 @@
  * k-means with the same number of lists); a query scores the list centroids and scans only the best lists.
  * Deterministic: fixed seed, fixed order of operations, so the same vectors always give the same file.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { normalizeInPlace } from "../encoders/vector.ts";
 import { mulberry32, type Rng } from "../learning/random.ts";
+import { writeParts } from "./binary.ts";
 
 const FORMAT = 1;
 /** Vectors sampled per centroid to train k-means (more changes the lists little and costs linearly). */
@@ -109,13 +111,7 @@ function kmeans(data: Float32Array, rows: Uint32Array, k: number, dim: number, r
 }
 
 function normalizeRows(x: Float32Array, rows: number, dim: number): void {
-  for (let r = 0; r < rows; r++) {
-    let s = 0;
-    for (let j = 0; j < dim; j++) s += x[r * dim + j] * x[r * dim + j];
-    if (s === 0) continue;
-    const inv = 1 / Math.sqrt(s);
-    for (let j = 0; j < dim; j++) x[r * dim + j] *= inv;
-  }
+  for (let r = 0; r < rows; r++) normalizeInPlace(x.subarray(r * dim, (r + 1) * dim));
 }
 
 /** Builds the IVF of n vectors (row-major in `data`); `lists` defaults to round(sqrt(n)). */
@@ -173,16 +169,12 @@ export function buildIvf(
 
 /** Header (Uint32: format, n, dim, lists, probe), centroids (Float32), list starts and docnos (Uint32). */
 export function writeIvf(path: string, ivf: Ivf): void {
-  const header = new Uint32Array([FORMAT, ivf.n, ivf.dim, ivf.lists, ivf.probe]);
-  const fd = openSync(path, "w");
-  try {
-    for (const part of [header, ivf.centroids, ivf.start, ivf.docs]) {
-      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
-      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
-    }
-  } finally {
-    closeSync(fd);
-  }
+  writeParts(path, [
+    new Uint32Array([FORMAT, ivf.n, ivf.dim, ivf.lists, ivf.probe]),
+    ivf.centroids,
+    ivf.start,
+    ivf.docs,
+  ]);
 }
 
 /** Vectors covered by the IVF file at `path` (from its header), or -1 when there is none or it is unreadable. */

@@ -1,0 +1,15 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+
+/** Writes typed arrays back to back, without concatenating them in memory first. */
+export function writeParts(path: string, parts: ArrayBufferView[]): void {
+  const fd = openSync(path, "w");
+  try {
+    for (const p of parts) {
+      const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
+      for (let off = 0; off < bytes.length; )
+        off += writeSync(fd, bytes, off, Math.min(1 << 28, bytes.length - off));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
