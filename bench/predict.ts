@@ -25,7 +25,6 @@ const CLAIMS = 1000;
 const SINGLE_SAMPLE = 100;
 const K = 10;
 const log = (m: string) => process.stderr.write(`  ${m}\n`);
-const load = loadAverage;
 
 async function benchClaims(): Promise<Claim[]> {
   const files = trainingFiles();
@@ -86,7 +85,7 @@ export const bench: Bench = async () => {
     );
     log("index");
     const index = await benchIndex(tmp);
-    const loadStart = load();
+    const loadStart = loadAverage();
     const opts = { index: index.dir, k: K, verifier: { backend: "builtin" as const } };
 
     // Single thread: one in-process lane, encoders in-process, over a sample.
@@ -108,7 +107,7 @@ export const bench: Bench = async () => {
     const limit = 2 / single.cpu;
 
     const rows: (string | number)[][] = [];
-    const t1 = async (name: string, label: string, workers: number, encoderWorkers?: number) => {
+    const t1 = async (name: string, label: string, workers: number, encoderWorkers: number) => {
       log(`task 1, ${label}`);
       await coldCache(tmp, `t1-${name}`);
       const c0 = process.cpuUsage();
@@ -119,10 +118,7 @@ export const bench: Bench = async () => {
         out: join(tmp, `t1-${name}.csv`),
         ...opts,
         workers,
-        openLanes:
-          encoderWorkers === undefined
-            ? undefined
-            : () => openLanes("task1", { ...opts, encoderWorkers }, workers),
+        openLanes: () => openLanes("task1", { ...opts, encoderWorkers }, workers),
       });
       const rate = s.processed / s.seconds;
       rows.push([
@@ -191,7 +187,7 @@ and the candidate sentences when the verifier uses the encoder) to 2 worker thre
 so its own thread does not wait on the model. Seconds include starting the lanes' threads (models and index in
 each). predict --task 1 by default: ${dflt}.
 
-Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${load()}. Other engineers' jobs share the 2 cores: a
+Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${loadAverage()}. Other engineers' jobs share the 2 cores: a
 1-minute figure above 2 means these runs had less than the whole machine, so claims/s and "of limit" are lower
 bounds and runs at different loads compare by CPU-s/claim, not by claims/s.
 `,

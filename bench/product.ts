@@ -34,7 +34,6 @@ const K = 5;
 const log = (m: string) => process.stderr.write(`  ${m}\n`);
 const f0 = (x: number) => x.toFixed(0);
 const f1 = (x: number) => x.toFixed(1);
-const load = loadAverage;
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -221,7 +220,6 @@ interface MemorySample {
   pid: number;
   /** From /healthz: the heap the last major GC left (null before one). */
   heapAfterGc: number | null;
-  heapUsed: number;
   external: number;
 }
 
@@ -240,8 +238,8 @@ function slopePerMinute(points: { t: number; y: number }[]): number {
   return (60 * num) / den;
 }
 
-function runLoad(url: string, seconds: number, pool: string[], from: number) {
-  let next = from;
+function runLoad(url: string, seconds: number, pool: string[]) {
+  let next = 0;
   const latencies: number[] = [];
   const instance = autocannon({
     url,
@@ -284,14 +282,13 @@ async function loadTest(index: string, warmPool: string[], measuredPool: string[
           await fetch(`${server.url}/healthz`, { headers: { connection: "close" } })
         ).json()) as {
           pid: number;
-          memory: { heap_after_gc_mb: number | null; heap_used_mb: number; external_mb: number };
+          memory: { heap_after_gc_mb: number | null; external_mb: number };
         };
         samples.push({
           t,
           rss,
           pid: h.pid,
           heapAfterGc: h.memory.heap_after_gc_mb,
-          heapUsed: h.memory.heap_used_mb,
           external: h.memory.external_mb,
         });
       } catch {
@@ -304,14 +301,14 @@ async function loadTest(index: string, warmPool: string[], measuredPool: string[
     const rssIdle = rssMb(pids);
     t0 = performance.now();
     log(`serve: ${WARMUP_LOAD_SECONDS} s warm-up load`);
-    const warm = runLoad(server.url, WARMUP_LOAD_SECONDS, warmPool, 0);
+    const warm = runLoad(server.url, WARMUP_LOAD_SECONDS, warmPool);
     const warmResult = await warm.done;
-    const loadWarm = load();
+    const loadWarm = loadAverage();
     log(`serve: ${LOAD_SECONDS} s measured load`);
     const measuredFrom = (performance.now() - t0) / 1000;
     const rssBefore = rssMb(pids);
     const cpu0 = processCpuSeconds(pids);
-    const measured = runLoad(server.url, LOAD_SECONDS, measuredPool, 0);
+    const measured = runLoad(server.url, LOAD_SECONDS, measuredPool);
     const result = await measured.done;
     const cpu = processCpuSeconds(pids) - cpu0;
     const rssAfter = rssMb(pids);
@@ -363,10 +360,9 @@ function steepestHeap(xs: MemorySample[]): { points: { t: number; y: number }[];
   return worst;
 }
 
-/** Memory over a window: start, end, min, max and slope of RSS and of the heap after GC. */
-function memoryRow(label: string, xs: MemorySample[]): (string | number)[] {
+/** Memory over a window: start, end, min, max and slope of RSS and of the heap after GC (`gc`: steepestHeap(xs)). */
+function memoryRow(label: string, xs: MemorySample[], gc = steepestHeap(xs)): (string | number)[] {
   const rss = xs.map((x) => ({ t: x.t, y: x.rss }));
-  const gc = steepestHeap(xs);
   const ext = xs.map((x) => ({ t: x.t, y: x.external }));
   const ys = (p: { y: number }[]) => p.map((q) => q.y);
   const range = (p: { y: number }[]) =>
@@ -386,7 +382,7 @@ function memoryRow(label: string, xs: MemorySample[]): (string | number)[] {
 }
 
 export const bench: Bench = async () => {
-  const loadStart = load();
+  const loadStart = loadAverage();
   const index = await ensureDefaultIndex();
   const pool = await claims();
   // A fresh vector cache: nothing of these claims or their abstracts' sentences is cached.
@@ -402,9 +398,9 @@ export const bench: Bench = async () => {
     else process.env.CLIMATECHECK_HOME = savedHome;
     await rm(home, { recursive: true, force: true });
   }
-  const loadMid = load();
+  const loadMid = loadAverage();
   const serve = await loadTest(index, pool.warm, pool.measured);
-  const loadEnd = load();
+  const loadEnd = loadAverage();
 
   const stages = ["narratives", "retrieval", "verification", "total"] as const;
   const stageRows = stages.map((s) => {
@@ -440,14 +436,15 @@ export const bench: Bench = async () => {
     (x) => x.t >= serve.measuredFrom - 60 && x.t < serve.measuredFrom,
   );
   const rssSlope = slopePerMinute(inWindow.map((x) => ({ t: x.t, y: x.rss })));
-  const gcSlope = steepestHeap(inWindow).slope;
+  const gcInWindow = steepestHeap(inWindow);
   const peak = (xs: MemorySample[]) => Math.max(...xs.map((x) => x.rss));
   const peakWarm = peak(lastWarmMinute);
   const peakMeasured = peak(inWindow);
   // Per worker: the highest heap a major GC left, in the last warm-up minute and in the measured window.
+  const warmHeaps = heapSeries(lastWarmMinute);
   const heapPeaks = [...heapSeries(inWindow)].map(([pid, points]) => ({
     measured: Math.max(...points.map((p) => p.y)),
-    warm: Math.max(...(heapSeries(lastWarmMinute).get(pid) ?? points).map((p) => p.y)),
+    warm: Math.max(...(warmHeaps.get(pid) ?? points).map((p) => p.y)),
   }));
   // Flat: no new high-water mark after warm-up, neither of the heap a major GC leaves (in any worker) nor of RSS
   // (5 % slack). Slopes over one minute only say where the GC sawtooth fell (one or two major GCs a minute).
@@ -498,7 +495,7 @@ ${table(
       r.errors,
       r.timeouts,
       r.non2xx,
-      (serve.cpu / Math.max(1, r.requests.total)).toFixed(3),
+      serveCpu.toFixed(3),
       `${f0(serve.rssIdle)} idle, ${f0(serve.rssBefore)} → ${f0(serve.rssAfter)}`,
       limit.toFixed(1),
     ],
@@ -521,12 +518,15 @@ ${table(
     "its slope (MB/min)",
     "external (WASM heap, buffers) start → end",
   ],
-  [memoryRow("last minute of warm-up", lastWarmMinute), memoryRow(`measured ${LOAD_SECONDS} s`, inWindow)],
+  [
+    memoryRow("last minute of warm-up", lastWarmMinute),
+    memoryRow(`measured ${LOAD_SECONDS} s`, inWindow, gcInWindow),
+  ],
 )}
 
 RSS every 15 s from the start of the warm-up load (MB): ${timeline.join(", ")}.
 
-Memory ${flat ? "is flat" : "grows"} after warm-up (flat = no new high-water mark, 5 % slack): the highest heap a major GC left per worker is ${heapPeaks.map((h) => `${f0(h.measured)} MB (last warm-up minute ${f0(h.warm)})`).join(" and ")}, and RSS peaks at ${f0(peakMeasured)} MB in the measured window against ${f0(peakWarm)} MB in the last warm-up minute. Slopes over the window: RSS ${f1(rssSlope)} MB/min, heap after GC ${f1(gcSlope)} MB/min in the steepest worker. Under load the JS heap is a sawtooth: garbage piles up in old space until a major GC (every minute or two at this rate), so RSS moves by up to ~250 MB between GCs, two RSS readings say little, and a 60 s RSS slope depends on where the GCs fall; the heap left after each major GC is the figure a leak would raise. What grows during warm-up and then stops: the retriever's memo of sentence word vectors (bounded by the corpus's ~49,000 sentences, ~35 MB), the WebAssembly heap of the sentence encoder (grows to its high-water mark in steps, never shrinks) and V8's heap limits. The sentence-vector cache grows by one or more vectors per new claim (the claim, and candidate sentences when the verifier uses the encoder) and is capped (256 MiB on disk, ~15 MB of index in memory; README, serve).`;
+Memory ${flat ? "is flat" : "grows"} after warm-up (flat = no new high-water mark, 5 % slack): the highest heap a major GC left per worker is ${heapPeaks.map((h) => `${f0(h.measured)} MB (last warm-up minute ${f0(h.warm)})`).join(" and ")}, and RSS peaks at ${f0(peakMeasured)} MB in the measured window against ${f0(peakWarm)} MB in the last warm-up minute. Slopes over the window: RSS ${f1(rssSlope)} MB/min, heap after GC ${f1(gcInWindow.slope)} MB/min in the steepest worker. Under load the JS heap is a sawtooth: garbage piles up in old space until a major GC (every minute or two at this rate), so RSS moves by up to ~250 MB between GCs, two RSS readings say little, and a 60 s RSS slope depends on where the GCs fall; the heap left after each major GC is the figure a leak would raise. What grows during warm-up and then stops: the retriever's memo of sentence word vectors (bounded by the corpus's ~49,000 sentences, ~35 MB), the WebAssembly heap of the sentence encoder (grows to its high-water mark in steps, never shrinks) and V8's heap limits. The sentence-vector cache grows by one or more vectors per new claim (the claim, and candidate sentences when the verifier uses the encoder) and is capped (256 MiB on disk, ~15 MB of index in memory; README, serve).`;
 
   return {
     id: "product",

@@ -6,59 +6,45 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ingest } from "../src/index/ingest.ts";
+import { type ChatServer, startChatServer } from "./chat-server-fixture.ts";
 import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
 let dir = "";
 let config = "";
 
 /** A loopback chat model that always answers Supports citing sentence 0. */
-const chat = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    const answer = { label: "Supports", confidence: 0.9, rationale: [0] };
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({ choices: [{ message: { role: "assistant", content: JSON.stringify(answer) } }] }),
-    );
-  });
-});
+let chat: ChatServer | undefined;
 
 before(async () => {
   dir = tempDir("cc-serve-cli-");
   await ingest(writeCorpus(dir), join(dir, "index"));
-  await new Promise<void>((r) => chat.listen(0, "127.0.0.1", () => r()));
+  chat = await startChatServer(() => ({ label: "Supports", confidence: 0.9, rationale: [0] }));
   config = join(dir, "chat.json");
-  const port = (chat.address() as AddressInfo).port;
-  await writeFile(
-    config,
-    JSON.stringify({ backend: "chat", baseUrl: `http://127.0.0.1:${port}/v1`, model: "t" }),
-  );
+  await writeFile(config, JSON.stringify({ backend: "chat", baseUrl: chat.baseUrl, model: "t" }));
 });
 after(async () => {
-  chat.close();
+  chat?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
+/** `serve` on `port` against the fixture index and chat config, with stderr piped for its log lines. */
+function spawnServe(port: string, workers: string) {
+  return spawn(
+    process.execPath,
+    [
+      ...["--import", "tsx", "src/cli/main.ts", "serve", "--port", port],
+      ...["--index", join(dir, "index"), "--fast", "--config", config, "--workers", workers],
+    ],
+    {
+      env: { ...process.env, CLIMATECHECK_HOME: join(dir, "home") },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+}
+
 for (const workers of [1, 2]) {
   test(`serve --workers ${workers} warms up, logs where it listens, answers the API, logs each request and stops on SIGTERM`, async () => {
-    const args = [
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
-      "serve",
-      "--port",
-      "0",
-      "--index",
-      join(dir, "index"),
-    ];
-    const child = spawn(
-      process.execPath,
-      [...args, "--fast", "--config", config, "--workers", String(workers)],
-      {
-        env: { ...process.env, CLIMATECHECK_HOME: join(dir, "home") },
-        stdio: ["ignore", "ignore", "pipe"],
-      },
-    );
+    const child = spawnServe("0", String(workers));
     const lines: Record<string, unknown>[] = [];
     let buf = "";
     const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -111,17 +97,7 @@ test("serve on a port in use says so and exits 2, with one process or several", 
   const port = (busy.address() as AddressInfo).port;
   try {
     for (const workers of ["1", "2"]) {
-      const child = spawn(
-        process.execPath,
-        [
-          ...["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port)],
-          ...["--index", join(dir, "index"), "--fast", "--config", config, "--workers", workers],
-        ],
-        {
-          env: { ...process.env, CLIMATECHECK_HOME: join(dir, "home") },
-          stdio: ["ignore", "ignore", "pipe"],
-        },
-      );
+      const child = spawnServe(String(port), workers);
       let err = "";
       child.stderr.on("data", (d: Buffer) => {
         err += d.toString();

@@ -23,11 +23,6 @@ export interface UseLiteOptions {
   workers?: number;
   /** Vector cache folder; false = no cache. Default: cacheDir()/use-lite. */
   cacheDir?: string | false;
-  /**
-   * Largest size of the vector cache file in bytes (vector-cache.ts: one more generation is kept beside it).
-   * Default: $CLIMATECHECK_VECTOR_CACHE_MB megabytes, else 256 MiB.
-   */
-  cacheMaxBytes?: number;
   /** Texts per model call (default 32: measured CPU per text within ~15% from 8 to 64, lowest near 32). */
   batchSize?: number;
   /** Distinct texts of the current call done so far (cache hits count at once). */
@@ -51,7 +46,10 @@ const DEFAULT_WORKERS = 2;
 /** Below this many texts to embed, starting workers (about a second each) costs more than it saves. */
 const POOL_MIN_TEXTS = 48;
 
-/** $CLIMATECHECK_VECTOR_CACHE_MB as bytes; undefined when unset (an unusable value is an error, not ignored). */
+/**
+ * Largest size of the vector cache file (vector-cache.ts: one more generation is kept beside it):
+ * $CLIMATECHECK_VECTOR_CACHE_MB as bytes; undefined (256 MiB) when unset (an unusable value is an error, not ignored).
+ */
 function envCacheMaxBytes(): number | undefined {
   const v = process.env.CLIMATECHECK_VECTOR_CACHE_MB;
   if (v === undefined || v === "") return undefined;
@@ -78,7 +76,7 @@ export async function openUseLite(options: UseLiteOptions = {}): Promise<UseLite
     options.cacheDir === false
       ? undefined
       : openVectorCache(options.cacheDir ?? join(cacheDir(), "use-lite"), USE_LITE_NAME, USE_LITE_DIM, {
-          maxBytes: options.cacheMaxBytes ?? envCacheMaxBytes(),
+          maxBytes: envCacheMaxBytes(),
         });
   const stats: EncoderStats = { modelTexts: 0, modelBatches: 0, cacheHits: 0 };
   // Models load lazily: a call served wholly from the cache never loads one.

@@ -29,7 +29,7 @@ const KEY_BYTES = 20;
 const HEADER = 4 + KEY_BYTES;
 const SCAN_CHUNK_RECORDS = 2048;
 /** 256 MiB: about 129,000 USE-lite vectors, a few times what training and the default corpus need. */
-export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 
 export interface VectorCache {
   readonly file: string;

@@ -7,6 +7,7 @@ import { DEFAULT_K, MAX_K } from "../pipeline/pipeline.ts";
 import type { AbstractRecord, CheckResult, NarrativeHit, PairVerdict } from "../pipeline/result.ts";
 import { MAX_CLAIM_CHARS } from "../retrieval/retriever.ts";
 import { LABELS } from "../types.ts";
+import type { MemoryReport } from "./memory.ts";
 
 /** Longest abstract text accepted by /v1/verify (the body limit is the other bound). */
 export const MAX_ABSTRACT_CHARS = 20_000;
@@ -148,7 +149,8 @@ const same: [
   Same<z.infer<typeof PairVerdictSchema>, PairVerdict>,
   Same<z.infer<typeof NarrativeHitSchema>, NarrativeHit>,
   Same<z.infer<typeof AbstractRecordSchema>, AbstractRecord>,
-] = [true, true, true, true];
+  Same<z.infer<typeof HealthResponse>["memory"], MemoryReport>,
+] = [true, true, true, true, true];
 void same;
 
 /** The first problem of a failed parse as one line: `field: message`. */
