@@ -6,7 +6,9 @@
  * Thresholds are tuned on the verifier's train split for support F1 and scored on its dev split.
  */
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
+import { dot } from "../src/encoders/vector.ts";
 import { SUPPORT_THRESHOLD } from "../src/evaluation/judges/builtin.ts";
+import { f1At } from "../src/learning/thresholds.ts";
 import type { Source, SourcedExample } from "../src/verification/examples.ts";
 import { loadVerificationData } from "../src/verification/train.ts";
 import type { Verifier } from "../src/verification/verifier.ts";
@@ -19,31 +21,28 @@ interface Scored {
   labelSupports: number;
 }
 
+/** One decision's scores against gold support. */
+interface Column {
+  scores: number[];
+  gold: boolean[];
+}
+
 /** Area under the ROC curve (ties count half). */
-export function rocAuc(rows: readonly { y: boolean; s: number }[]): number {
-  const pos = rows.filter((r) => r.y);
-  const neg = rows.filter((r) => !r.y);
+function rocAuc({ scores, gold }: Column): number {
+  const pos = scores.filter((_, i) => gold[i]);
+  const neg = scores.filter((_, i) => !gold[i]);
   let a = 0;
-  for (const p of pos) for (const n of neg) a += p.s > n.s ? 1 : p.s === n.s ? 0.5 : 0;
+  for (const p of pos) for (const n of neg) a += p > n ? 1 : p === n ? 0.5 : 0;
   return pos.length && neg.length ? a / (pos.length * neg.length) : Number.NaN;
 }
 
-export function f1At(rows: readonly { y: boolean; s: number }[], t: number): number {
-  let tp = 0;
-  let fp = 0;
-  let fn = 0;
-  for (const r of rows) {
-    if (r.s >= t) r.y ? tp++ : fp++;
-    else if (r.y) fn++;
-  }
-  return tp ? (2 * tp) / (2 * tp + fp + fn) : 0;
-}
+const f1Of = ({ scores, gold }: Column, t: number) => f1At(scores, gold, t);
 
-/** The threshold with the best F1 (the lowest on ties). */
-export function bestThreshold(rows: readonly { y: boolean; s: number }[]): number {
+/** The observed score with the best F1 as threshold (the lowest on ties). */
+function bestThreshold(column: Column): number {
   let best = { t: 0, f1: -1 };
-  for (const t of [...new Set(rows.map((r) => r.s))].sort((a, b) => a - b)) {
-    const f1 = f1At(rows, t);
+  for (const t of [...new Set(column.scores)].sort((a, b) => a - b)) {
+    const f1 = f1Of(column, t);
     if (f1 > best.f1) best = { t, f1 };
   }
   return best.t;
@@ -52,7 +51,6 @@ export function bestThreshold(rows: readonly { y: boolean; s: number }[]): numbe
 export async function supportDecisionSection(verifier: Verifier): Promise<string> {
   const { train, dev } = await loadVerificationData();
   const encoder = await openUseLite({ workers: 2 });
-  const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
   const score = async (examples: readonly SourcedExample[]): Promise<Scored[]> => {
     const texts = [...new Set(examples.flatMap((e) => [e.claim, ...e.sentences]))];
     const vectors = await encoder.embed(texts);
@@ -74,8 +72,10 @@ export async function supportDecisionSection(verifier: Verifier): Promise<string
     for (const source of ["scifact", "climate-fever"] as Source[]) {
       const tr = await score(train.filter((e) => e.source === source));
       const dv = await score(dev.filter((e) => e.source === source));
-      const view = (xs: Scored[], k: keyof Omit<Scored, "supported">) =>
-        xs.map((x) => ({ y: x.supported, s: x[k] }));
+      const view = (xs: Scored[], k: keyof Omit<Scored, "supported">): Column => ({
+        scores: xs.map((x) => x[k]),
+        gold: xs.map((x) => x.supported),
+      });
       const simT = bestThreshold(view(tr, "similarity"));
       const pT = bestThreshold(view(tr, "pSupports"));
       const positives = dv.filter((x) => x.supported).length;
@@ -86,23 +86,23 @@ export async function supportDecisionSection(verifier: Verifier): Promise<string
           "best sentence similarity (USE-lite cosine)",
           rocAuc(view(dv, "similarity")),
           simT,
-          f1At(view(dv, "similarity"), simT),
+          f1Of(view(dv, "similarity"), simT),
         ],
         [
           name,
           "verifier P(Supports), train-tuned threshold",
           rocAuc(view(dv, "pSupports")),
           pT,
-          f1At(view(dv, "pSupports"), pT),
+          f1Of(view(dv, "pSupports"), pT),
         ],
         [
           name,
           `verifier P(Supports) ≥ ${SUPPORT_THRESHOLD} (shipped)`,
           "-",
           SUPPORT_THRESHOLD,
-          f1At(view(dv, "pSupports"), SUPPORT_THRESHOLD),
+          f1Of(view(dv, "pSupports"), SUPPORT_THRESHOLD),
         ],
-        [name, "verifier label = Supports (previous rule)", "-", "-", f1At(view(dv, "labelSupports"), 1)],
+        [name, "verifier label = Supports (previous rule)", "-", "-", f1Of(view(dv, "labelSupports"), 1)],
       );
     }
   } finally {
