@@ -30,56 +30,44 @@ export const POOLED_LANE_CONCURRENCY = 3;
 export type Task1Result = [abstractId: string, label: Label][];
 
 /**
- * A lane's verifier, and its encoder when the lane should route claims through it. In a worker thread the
- * built-in one embeds in-process (no nested encoder pool).
+ * A lane's USE-lite worker pool, for an in-process lane with the built-in verifier and `encoderWorkers` set; in a
+ * worker thread encoding stays in-process (no nested pool).
  */
-async function laneVerifier(
-  o: Task1LaneOptions,
-  inWorker: boolean,
-): Promise<{ verifier: Verifier; pool?: SentenceEncoder }> {
+async function lanePool(o: Task1LaneOptions, inWorker: boolean): Promise<SentenceEncoder | undefined> {
+  const workers = inWorker || o.verifier.backend !== "builtin" ? 0 : (o.encoderWorkers ?? 0);
+  // An explicit worker count, not the encoder's "pool only for big calls" default: a chunk's claims are a small
+  // call, which that default would encode on this thread, leaving the second core idle.
+  return workers > 0 ? openUseLite({ workers }) : undefined;
+}
+
+/** The built-in verifier shares the lane's pool, and opens an encoder only if its model needs one. */
+function laneVerifier(o: Task1LaneOptions, pool: SentenceEncoder | undefined): Promise<Verifier> {
   const config = o.verifier;
-  if (config.backend !== "builtin") return { verifier: await openVerifier(config) };
-  const workers = inWorker ? 0 : (o.encoderWorkers ?? 0);
-  // An explicit worker count, not the encoder's "pool only for big calls" default: after the cascade a chunk
-  // leaves a few dozen sentences, which that default would encode on this thread, leaving the second core idle.
-  const encoder = await openUseLite({ workers });
-  try {
-    const verifier = await openBuiltinVerifier({ modelPath: config.model, encoder });
-    return {
-      verifier: {
-        ...verifier,
-        async close() {
-          await verifier.close();
-          await encoder.close();
-        },
-      },
-      pool: workers > 0 ? encoder : undefined,
-    };
-  } catch (e) {
-    await encoder.close();
-    throw e;
-  }
+  if (config.backend !== "builtin") return openVerifier(config);
+  return openBuiltinVerifier({ modelPath: config.model, encoder: pool ?? (() => openUseLite()) });
 }
 
 export async function openTask1Lane(
   o: Task1LaneOptions,
   where: { inWorker: boolean },
 ): Promise<Lane<Claim, Task1Result>> {
-  const { retriever, close } = await openRetriever(o.index, { model: o.reranker });
-  let lane: Awaited<ReturnType<typeof laneVerifier>>;
+  const pool = await lanePool(o, where.inWorker);
+  let opened: Awaited<ReturnType<typeof openRetriever>> | undefined;
+  let verifier: Verifier;
   try {
-    lane = await laneVerifier(o, where.inWorker);
+    // The pool is the retriever's claim encoder: one chunk's claims are encoded off this thread while another
+    // chunk is retrieved on it.
+    opened = await openRetriever(o.index, { model: o.reranker, useEncoder: pool });
+    verifier = await laneVerifier(o, pool);
   } catch (e) {
-    await close();
+    await opened?.close();
+    await pool?.close();
     throw e;
   }
-  const { verifier, pool } = lane;
+  const { retriever, close } = opened;
   return {
     concurrency: pool ? POOLED_LANE_CONCURRENCY : 1,
     async process(claims) {
-      // Claims through the pool first: the retriever's own encoder (in this thread) then finds them in the
-      // shared vector cache instead of running the model here.
-      if (pool) await pool.embed(claims.map((c) => c.text));
       const stages = await retriever.stage1(claims.map((c) => c.text));
       const pairs: VerifyPair[] = [];
       const hits = stages.map((s, i) =>
@@ -103,6 +91,7 @@ export async function openTask1Lane(
     async close() {
       await verifier.close();
       await close();
+      await pool?.close();
     },
   };
 }

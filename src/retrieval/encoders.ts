@@ -32,6 +32,8 @@ export interface OpenEncodersOptions {
   only?: string[];
   /** USE-lite's disk cache of vectors (default on; benchmarks of cold claims turn it off). */
   cache?: boolean;
+  /** An open USE-lite encoder to use instead of opening one (the caller keeps and closes it). */
+  use?: SentenceEncoder;
 }
 
 /** Opens the default encoders: the vector specs for ingest and the query encoders for retrieval. */
@@ -41,11 +43,13 @@ export async function openEncoders(options: OpenEncodersOptions = {}): Promise<E
   const encoders: Record<string, QueryEncoder> = {};
   const closers: SentenceEncoder[] = [];
   if (want("use")) {
-    const use = await openUseLite({
-      workers: options.workers,
-      cacheDir: options.cache === false ? false : undefined,
-    });
-    closers.push(use);
+    const use =
+      options.use ??
+      (await openUseLite({
+        workers: options.workers,
+        cacheDir: options.cache === false ? false : undefined,
+      }));
+    if (!options.use) closers.push(use);
     specs.push({ name: "use", encoder: use, recipe: titleAndLead(USE_LEAD_CHARS) });
     encoders.use = use;
   }
@@ -71,7 +75,10 @@ export async function openEncoders(options: OpenEncodersOptions = {}): Promise<E
   };
 }
 
-/** Query encoders for the vector sets an index has (word vectors also serve the sentence-matching feature). */
-export async function openQueryEncoders(manifest: Manifest): Promise<EncoderSet> {
-  return openEncoders({ workers: 0, only: Object.keys(manifest.vectors) });
+/**
+ * Query encoders for the vector sets an index has (word vectors also serve the sentence-matching feature): in
+ * this thread, unless the caller hands over a USE-lite encoder (a batch lane's worker pool).
+ */
+export async function openQueryEncoders(manifest: Manifest, use?: SentenceEncoder): Promise<EncoderSet> {
+  return openEncoders({ workers: 0, only: Object.keys(manifest.vectors), use });
 }

@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
+import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { openIndex } from "../index/open.ts";
 import { openQueryEncoders } from "./encoders.ts";
 import { Reranker } from "./reranker.ts";
@@ -12,6 +13,8 @@ export const RERANKER_PATH = join(MODELS_DIR, "retrieval", "reranker.json");
 export interface LoadOptions {
   /** Re-ranker file; null = no re-ranking (stage 1 only). Default: the shipped model when present. */
   model?: string | null;
+  /** An open USE-lite encoder for the claims (not closed with the retriever); default: one in this thread. */
+  useEncoder?: SentenceEncoder;
 }
 
 export async function openRetriever(
@@ -19,7 +22,7 @@ export async function openRetriever(
   options: LoadOptions = {},
 ): Promise<{ retriever: Retriever; close(): Promise<void> }> {
   const index = openIndex(dir);
-  const enc = await openQueryEncoders(index.manifest);
+  const enc = await openQueryEncoders(index.manifest, options.useEncoder);
   const path =
     options.model === undefined ? (existsSync(RERANKER_PATH) ? RERANKER_PATH : undefined) : options.model;
   const reranker = path ? Reranker.load(path) : undefined;
