@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { classifyClaimsFile } from "../src/cli/commands/classify.ts";
 import { DataError } from "../src/data/errors.ts";
 import { NarrativeClassifier } from "../src/narratives/classifier.ts";
+import type { StanceExample } from "../src/narratives/data.ts";
 import { DEFAULT_TRAIN_OPTIONS, trainNarrativeModel } from "../src/narratives/train.ts";
 import type { NarrativeExample } from "../src/types.ts";
 
@@ -47,8 +48,43 @@ function corpus(): NarrativeExample[] {
   return out;
 }
 
+/** Stance rows: the coded corpus plus mainstream texts on the same subjects that carry no narrative. */
+function stance(): StanceExample[] {
+  const rows: StanceExample[] = corpus().map((e) => ({
+    id: e.id,
+    text: e.text,
+    narrative: e.codes[0] !== "0_0",
+    source: "cards",
+  }));
+  const places = [
+    "Antarctica",
+    "Greenland",
+    "the Arctic",
+    "the Alps",
+    "Alaska",
+    "Iceland",
+    "Canada",
+    "Norway",
+  ];
+  for (const p of places) {
+    rows.push({
+      id: `m${p}`,
+      text: `The ice in ${p} is melting fast, glaciers shrink and retreat`,
+      narrative: false,
+      source: "cf-evidence",
+    });
+    rows.push({
+      id: `n${p}`,
+      text: `Warming in ${p} comes from human CO2, not the sun or natural cycles`,
+      narrative: false,
+      source: "cf-evidence",
+    });
+  }
+  return rows;
+}
+
 test("the classifier learns a small corpus and the classify command writes the task 2 file", async () => {
-  const json = await trainNarrativeModel(corpus(), {
+  const json = await trainNarrativeModel(corpus(), stance(), {
     ...DEFAULT_TRAIN_OPTIONS,
     families: ["word", "char", "desc"],
     folds: 2,
@@ -66,24 +102,31 @@ test("the classifier learns a small corpus and the classify command writes the t
         "claim_id,claim",
         'c1,"Sea ice is growing, the glaciers are not melting"',
         'c2,"It is the sun: natural cycles and solar activity"',
-        'c3,"The media and activists spread alarmist hysteria"',
+        'c3,"Alarmist media and biased activists spread climate hysteria"',
         'c4,"The museum station opens next year"',
+        'c5,"The glaciers are melting fast and the sea ice is shrinking"',
       ].join("\n"),
     );
     const out = join(dir, "pred.csv");
     const probs = join(dir, "probs.jsonl");
     const r = await classifyClaimsFile({ claims, out, probabilities: probs, model });
-    assert.equal(r.claims, 4);
+    assert.equal(r.claims, 5);
     const lines = (await readFile(out, "utf8")).trim().split("\n");
-    assert.deepEqual(lines, ["claim_id,narrative", "c1,1_1", "c2,2_1", "c3,5_2", "c4,0_0"]);
+    // c5 talks about ice like c1 but asserts the opposite: no narrative.
+    assert.deepEqual(lines, ["claim_id,narrative", "c1,1_1", "c2,2_1", "c3,5_2", "c4,0_0", "c5,0_0"]);
     const rows = (await readFile(probs, "utf8"))
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    assert.equal(rows.length, 4);
+    assert.equal(rows.length, 5);
     assert.equal(rows[0].claim_id, "c1");
     assert.equal(Object.keys(rows[0].probabilities).length, 33);
     assert.ok(rows[0].probabilities["1_1"] > rows[0].probabilities["2_1"]);
+    // P(narrative) is reported, P(0_0) is its complement, and the label follows it.
+    for (const row of rows) {
+      assert.ok(Math.abs(row.probabilities["0_0"] - (1 - row.p_narrative)) < 1e-3);
+      assert.equal(row.narrative[0] === "0_0", row.p_narrative < 0.5);
+    }
     // A missing model is a user error naming the file.
     await assert.rejects(classifyClaimsFile({ claims, out, model: join(dir, "nope.json") }), DataError);
     // The command itself: --probabilities without a file writes beside --out; bad input exits 2.
@@ -95,7 +138,7 @@ test("the classifier learns a small corpus and the classify command writes the t
     const ok = cli("--claims", claims, "--out", out2, "--model", model, "--probabilities");
     assert.equal(ok.status, 0, ok.stderr);
     assert.equal(await readFile(out2, "utf8"), await readFile(out, "utf8"));
-    assert.equal((await readFile(join(dir, "run.probabilities.jsonl"), "utf8")).trim().split("\n").length, 4);
+    assert.equal((await readFile(join(dir, "run.probabilities.jsonl"), "utf8")).trim().split("\n").length, 5);
     const bad = cli("--claims", join(dir, "missing.csv"), "--out", out2, "--model", model);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /missing\.csv/);
@@ -112,8 +155,8 @@ test("training is deterministic and a model with the encoder family refuses to r
     wordMaxFeatures: 300,
     charMaxFeatures: 300,
   };
-  const a = await trainNarrativeModel(corpus(), opts);
-  const b = await trainNarrativeModel(corpus(), opts);
+  const a = await trainNarrativeModel(corpus(), stance(), opts);
+  const b = await trainNarrativeModel(corpus(), stance(), opts);
   assert.deepEqual(a, b);
   const withUse = {
     ...a,

@@ -86,6 +86,17 @@ test("a group-5 claim is marked for human review and its lean is not shown as co
   assert.ok(r.summary.lean_confidence <= 0.2 + 1e-9, "scaled by 1 - P(group 4 or 5) = 0.2");
 });
 
+test("a claim given no narrative is never flagged as normative, whatever mass groups 4/5 have", async () => {
+  const r = await t.pipeline.check("Climate policies cut emissions in Europe");
+  assert.deepEqual(
+    r.narratives.map((n) => n.code),
+    ["0_0"],
+  );
+  assert.equal(r.p_narrative, 0.45);
+  assert.doesNotMatch(r.caution.reason ?? "", /normative/);
+  assert.doesNotMatch(r.summary.text, /^Needs human review/);
+});
+
 test("check refuses an empty claim, a claim without words and a bad k", async () => {
   await assert.rejects(t.pipeline.check(""), DataError);
   await assert.rejects(t.pipeline.check(" ?! "), /no words/);

@@ -25,6 +25,8 @@ export function cacheDir(): string {
   return join(homeDir(), "cache");
 }
 
+const CLIMATEBERT_SETS = ["climate_detect", "sent", "spec", "climate_commit", "tcfd"] as const;
+
 /** Paths of the individual training files. */
 export function trainingFiles(dir = trainingDataDir()) {
   return {
@@ -38,6 +40,21 @@ export function trainingFiles(dir = trainingDataDir()) {
       test: join(dir, "flicc", "fallacy_test.csv"),
     },
     taxonomy: join(dir, "cards-taxonomy", "cards.ttl"),
+    arxivClimate: join(dir, "arxiv-climate", "corpus.jsonl"),
+    climateStance: {
+      train: join(dir, "climate-stance", "train.csv"),
+      val: join(dir, "climate-stance", "val.csv"),
+    },
+    /** ClimateBERT's five sets share paragraphs; each side is the union of its files. */
+    climatebert: {
+      train: CLIMATEBERT_SETS.map((s) => join(dir, "climatebert", `${s}_train.csv`)),
+      test: CLIMATEBERT_SETS.map((s) => join(dir, "climatebert", `${s}_test.csv`)),
+    },
+    environmentalClaims: {
+      train: join(dir, "environmental-claims", "train.jsonl"),
+      dev: join(dir, "environmental-claims", "dev.jsonl"),
+      test: join(dir, "environmental-claims", "test.jsonl"),
+    },
   };
 }
 

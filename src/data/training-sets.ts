@@ -1,5 +1,6 @@
 /**
- * Adapters from our training sets in ../shared/data (SciFact, Climate-FEVER, CARDS, FLICC) to the project's types.
+ * Adapters from our training sets in ../shared/data (SciFact, Climate-FEVER, CARDS, FLICC, and the mainstream climate
+ * text of ClimateStance, ClimateBERT and environmental-claims) to the project's types.
  */
 import { normaliseNarrativeCode } from "../taxonomy/cards.ts";
 import type { CorpusAbstract, Label, NarrativeExample } from "../types.ts";
@@ -201,4 +202,43 @@ export async function readFlicc(path: string): Promise<{ examples: NarrativeExam
   const rows = await readAll(path);
   requireColumns(path, rows[0], ["text", "Claim"]);
   return narrativeRows(path, rows, "text", "Claim", "flicc");
+}
+
+export type Stance = "Favor" | "Against" | "Ambiguous";
+
+/** ClimateStance tweets (`text`, `label` Favor / Against / Ambiguous). */
+export async function readClimateStance(
+  path: string,
+): Promise<{ id: string; text: string; stance: Stance }[]> {
+  const rows = await readAll(path);
+  requireColumns(path, rows[0], ["text", "label"]);
+  return rows.map((r) => {
+    const stance = requireString(path, r, "label");
+    if (stance !== "Favor" && stance !== "Against" && stance !== "Ambiguous")
+      throw new DataError(path, `unknown stance "${stance}"`, { line: r.line, field: "label" });
+    return { id: `stance:${r.line}`, text: requireString(path, r, "text"), stance };
+  });
+}
+
+/**
+ * Distinct texts of one or more `text`-column files (ClimateBERT's sets, environmental-claims), labels ignored:
+ * every row is mainstream climate language. Ids are `prefix:file-index:line` of the first occurrence.
+ */
+export async function readTexts(
+  paths: readonly string[],
+  prefix: string,
+): Promise<{ id: string; text: string }[]> {
+  const seen = new Set<string>();
+  const out: { id: string; text: string }[] = [];
+  for (const [k, path] of paths.entries()) {
+    const rows = await readAll(path);
+    requireColumns(path, rows[0], ["text"]);
+    for (const r of rows) {
+      const text = requireString(path, r, "text").trim();
+      if (text === "" || seen.has(text)) continue;
+      seen.add(text);
+      out.push({ id: `${prefix}:${k}:${r.line}`, text });
+    }
+  }
+  return out;
 }

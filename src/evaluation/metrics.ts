@@ -438,3 +438,23 @@ export function scoreNarratives(
     unknown_claims: unknownClaims(predSets.keys(), goldSets),
   };
 }
+
+/** Share of rows flagged, per group (e.g. the share of a source's texts given a narrative), groups sorted. */
+export function flaggedShareByGroup(
+  groups: readonly string[],
+  flagged: readonly boolean[],
+): Record<string, { rows: number; flagged: number; share: number }> {
+  if (groups.length !== flagged.length) throw new Error("flaggedShareByGroup: lengths differ");
+  const counts = new Map<string, [number, number]>();
+  groups.forEach((g, i) => {
+    const c = counts.get(g) ?? [0, 0];
+    c[0]++;
+    if (flagged[i]) c[1]++;
+    counts.set(g, c);
+  });
+  return Object.fromEntries(
+    [...counts]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([g, [rows, f]]) => [g, { rows, flagged: f, share: f / rows }]),
+  );
+}

@@ -50,7 +50,8 @@ function softmaxInPlace(z: Float32Array | Float64Array): void {
   for (let k = 0; k < z.length; k++) z[k] /= s;
 }
 
-const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+export const sigmoid = (z: number): number =>
+  z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
 
 export class LogisticModel {
   readonly kind: "binary" | "multinomial";

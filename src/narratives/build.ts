@@ -3,8 +3,9 @@
  * scores each on the dev split and FLICC test with the official metrics, writes models/narratives/ and its CARD.md.
  */
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "../data/tables.ts";
 import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { scoreNarratives } from "../evaluation/metrics.ts";
 import type { NarrativeExample } from "../types.ts";
@@ -15,15 +16,15 @@ import {
   NarrativeClassifier,
   readNarrativeModel,
 } from "./classifier.ts";
-import { countBySource, DEV_FRACTION, loadNarrativeData, SPLIT_SALT } from "./data.ts";
+import { countBySource, DEV_FRACTION, loadNarrativeData, SPLIT_SALT, type StanceExample } from "./data.ts";
 import type { FeatureFamily } from "./features.ts";
-import type { TextEmbedder } from "./model.ts";
+import type { NarrativeModelJson, TextEmbedder } from "./model.ts";
 import { DEFAULT_TRAIN_OPTIONS, trainNarrativeModel } from "./train.ts";
 
 /** The shipped variants: fast (no sentence encoder) and full (every family). */
 export const VARIANTS: readonly { name: "fast" | "full"; file: string; families: FeatureFamily[] }[] = [
-  { name: "fast", file: FAST_MODEL_FILE, families: ["word", "char", "desc"] },
-  { name: "full", file: FULL_MODEL_FILE, families: ["word", "char", "desc", "use"] },
+  { name: "fast", file: FAST_MODEL_FILE, families: ["word", "char", "desc", "cues", "contrast"] },
+  { name: "full", file: FULL_MODEL_FILE, families: ["word", "char", "desc", "cues", "contrast", "use"] },
 ];
 
 export interface BuildOptions {
@@ -88,17 +89,18 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
   const needsEncoder = VARIANTS.some((v) => v.families.includes("use"));
   const encoder = needsEncoder && o.openEncoder ? await o.openEncoder() : undefined;
   const rows: string[] = [];
+  const models: NarrativeModelJson[] = [];
   try {
     const embedder = encoder ? memoEmbedder(encoder) : undefined;
     for (const v of variants) {
       log(`training ${v.file} (${v.families.join("+")})`);
-      const json = await trainNarrativeModel(data.train, {
+      const json = await trainNarrativeModel(data.train, data.stanceTrain, {
         ...DEFAULT_TRAIN_OPTIONS,
         families: v.families,
         encoder: embedder,
         log,
       });
-      await writeFile(join(outDir, v.file), JSON.stringify(json));
+      await writeFileAtomic(join(outDir, v.file), JSON.stringify(json));
     }
     // The card scores every model present, retrained now or not.
     for (const v of VARIANTS) {
@@ -106,6 +108,7 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
       if (!existsSync(path)) continue;
       const json = await readNarrativeModel(path);
       if (json.encoder && !embedder) continue;
+      models.push(json);
       const classifier = new NarrativeClassifier(json, embedder);
       const dev = await evaluateModel(classifier, data.dev);
       const flicc = await evaluateModel(classifier, data.fliccTest);
@@ -117,38 +120,72 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
   } finally {
     await encoder?.close();
   }
-  await writeFile(join(outDir, "CARD.md"), card(data.train, data.dev, data.fliccTest, rows));
+  await writeFileAtomic(join(outDir, "CARD.md"), card(data, data.stanceTrain, rows, models));
 }
 
 function card(
-  train: readonly NarrativeExample[],
-  dev: readonly NarrativeExample[],
-  fliccTest: readonly NarrativeExample[],
+  data: {
+    train: readonly NarrativeExample[];
+    dev: readonly NarrativeExample[];
+    fliccTest: readonly NarrativeExample[];
+  },
+  stanceTrain: readonly StanceExample[],
   rows: string[],
+  models: readonly NarrativeModelJson[],
 ): string {
   const o = DEFAULT_TRAIN_OPTIONS;
+  const cv = models.map((m) => {
+    const cells = Object.entries(m.crossValidation.gate)
+      .map(([cell, v]) => `${cell} ${v.share.toFixed(3)}`)
+      .join(", ");
+    return `- ${m.encoder ? FULL_MODEL_FILE : FAST_MODEL_FILE} (${m.features.config.families.join(" + ")}): ${cells}`;
+  });
   return `# Narratives classifier (ClimateCheck task 2, CARDS codes)
 
-## Data
-From \`../shared/data\`: CARDS validation (one code per paragraph, 0_0 = none) and FLICC train + val (level-3 codes cut
-to level 2; level-1 rows are group-level X_0 examples), split into train / dev by sha1 of the tokenized text
-(salt \`${SPLIT_SALT}\`, dev fraction ${DEV_FRACTION}). FLICC test is scored separately. A ClimateCheck training file,
-when given to \`climatecheck train narratives --climatecheck FILE\`, is added to train.
+## What it may be used for
+Research and other non-commercial use only. The model is trained on CARDS (CC BY-NC-SA 4.0; its authors do not allow
+commercial model training), ClimateBERT and environmental-claims (both CC BY-NC-SA 4.0): it inherits
+non-commercial, share-alike terms. ClimateStance carries no stated license (research use). A commercial user must
+retrain without those sets (\`climatecheck train narratives\` reads whatever is in the data folder).
 
-- train: ${train.length} rows (${JSON.stringify(countBySource(train))})
-- dev: ${dev.length} rows (${JSON.stringify(countBySource(dev))})
-- FLICC test: ${fliccTest.length} rows
+## Data
+From \`../shared/data\`. Codes: CARDS validation (one code per paragraph, 0_0 = none) and FLICC train + val
+(level-3 codes cut to level 2; level-1 rows are group-level X_0 examples), split into train / dev by sha1 of the
+tokenized text (salt \`${SPLIT_SALT}\`, dev fraction ${DEV_FRACTION}); FLICC test is scored separately. A
+ClimateCheck training file, when given to \`climatecheck train narratives --climatecheck FILE\`, is added to train.
+Stance (does a text carry any narrative at all): those rows, plus mainstream climate text that carries none
+(ClimateStance Favor tweets, ClimateBERT report paragraphs, environmental-claims sentences, Climate-FEVER SUPPORTS
+claims and the Climate-FEVER evidence sentences, titles and first sentences of the arXiv climate abstracts outside
+physics.gen-ph) and contrarian text without a code (ClimateStance Against tweets, Climate-FEVER REFUTES claims).
+Held out for dev: ClimateStance val, ClimateBERT test, environmental-claims dev + test, Climate-FEVER claims of the
+verifier's dev split (with their evidence), 20% of the arXiv papers; no dev text is a training row.
+
+- coded train: $data.train.lengthrows (${JSON.stringify(countBySource(data.train))})
+- coded dev: $data.dev.lengthrows (${JSON.stringify(countBySource(data.dev))}); FLICC test: $data.fliccTest.lengthrows
+- stance train: $stanceTrain.lengthrows (${JSON.stringify(countStance(stanceTrain))})
 
 ## Method
-Hierarchical: a softmax logistic regression over the groups 0-5, and one softmax per group over its sub-codes. A
-group is predicted when P(group) passes its threshold (0_0 when none does); within it, every sub-code whose
-P(code | group) passes its threshold; none passing gives the group code X_0. Thresholds maximise per-group and
-per-code F1 on ${o.folds}-fold out-of-fold scores of train (dev is never used for fitting or tuning).
-Features, each block L2-normalised: word 1-2-gram TF-IDF (max ${o.wordMaxFeatures}), char 2-5-gram TF-IDF within
-words (max ${o.charMaxFeatures}), cosine similarity to each code's taxonomy description, and (full model only)
-USE-lite sentence vectors plus their cosine to each description. Each description is also a training example of its
-code (weight ${o.descWeight}), which gives the codes without data (e.g. 1_5) a class. Imbalance: square-root balanced
-class weights. L2 ${o.l2}, full-batch L-BFGS: deterministic.
+1. **Gate**: a binary logistic regression, P(the text carries any narrative), on the stance rows. Within each class
+   every source weighs the square root of its size (no source drowns the others); the classes weigh 1 (narrative)
+   and ${o.gate.noneWeight} (none). Platt-scaled on ${o.folds}-fold out-of-fold logits, so the probability shown is
+   calibrated, and a narrative is named exactly when it is at least 0.5: the label never contradicts it.
+2. **Codes, given a narrative**: a softmax over the groups 1-5 and one softmax per group over its sub-codes, trained on
+   the coded rows that carry a narrative. Every group whose P(group | narrative) passes its threshold (the most likely
+   one when none does); within it, every sub-code whose P(code | group) passes its threshold, else the group code X_0.
+   Thresholds maximise F1 on ${o.folds}-fold out-of-fold scores of train.
+3. Shown probabilities: P(0_0) = 1 - P(narrative); P(X_0) = P(narrative) P(X | narrative); P(X_Y) = P(X_0) P(X_Y | X).
+
+Features, each its own block: word 1-2-gram TF-IDF (max ${o.wordMaxFeatures}) and char 2-5-gram TF-IDF (max
+${o.charMaxFeatures}) over every training text, mainstream included; cosine to each code's taxonomy description;
+stance cues (direction words paired with the words around them, flipped under negation: "ice:-" for "sea ice is
+shrinking", hashed); contrast: for each code, similarity to its proposition minus similarity to its mainstream
+rebuttal (src/narratives/rebuttals.ts), in TF-IDF, cue and (full model) USE-lite space; and (full model only) the
+USE-lite sentence vector. Each description is a training example of its code and of "narrative", each rebuttal of
+"none" (weight ${o.descWeight}). Class weights in the code softmaxes: square-root balanced. L2 $o.l2(gate
+${o.gate.l2}), full-batch L-BFGS: deterministic.
+
+## Cross-validated figures (out of fold on train): share of texts given a narrative, per source
+${cv.join("\n")}
 
 ## Dev figures (official task 2 scorer, src/evaluation/metrics.ts)
 
@@ -156,11 +193,21 @@ class weights. L2 ${o.l2}, full-batch L-BFGS: deterministic.
 | --- | --- | --- | --- | --- | --- |
 ${rows.join("\n")}
 
-Baseline comparison, per-code table and ablations: BENCHMARKS.md, section "narratives".
+Per-source shares on dev, the baselines side by side, intervals, ablations and the hand-written claims:
+BENCHMARKS.md, section "narratives".
 
 ## Retrain
 \`node --import tsx src/cli/main.ts train narratives\` (add \`--fast-only\` without the sentence encoder,
 \`--climatecheck FILE\` for the ClimateCheck training file). Training data and folds are fixed, so the result is
 the same on every run.
 `;
+}
+
+function countStance(rows: readonly StanceExample[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of rows) {
+    const k = `${e.source}${e.narrative ? "+" : "-"}`;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
 }

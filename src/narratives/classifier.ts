@@ -5,6 +5,7 @@ import { DataError } from "../data/errors.ts";
 import { MODELS_DIR } from "../data/paths.ts";
 import { codeProbabilities, decide } from "./decide.ts";
 import {
+  NARRATIVES_FORMAT,
   type NarrativeModelJson,
   type ScoringModels,
   scoreVector,
@@ -20,7 +21,9 @@ export const FAST_MODEL_FILE = "fast.json";
 
 export interface NarrativePrediction {
   codes: string[];
-  /** Marginal probability per code (see codeProbabilities). */
+  /** Calibrated P(the text carries any narrative); codes are 0_0 exactly when it is below NARRATIVE_THRESHOLD. */
+  narrative: number;
+  /** Marginal probability per code (see codeProbabilities), 0_0 = 1 - narrative. */
   probabilities: Record<string, number>;
 }
 
@@ -34,10 +37,13 @@ export async function readNarrativeModel(path: string): Promise<NarrativeModelJs
   }
   try {
     const json = JSON.parse(text) as NarrativeModelJson;
-    if (json.format !== "climatecheck-narratives/1") throw new Error();
+    if (json.format !== NARRATIVES_FORMAT) throw new Error();
     return json;
   } catch {
-    throw new DataError(path, "not a narratives model (expected format climatecheck-narratives/1)");
+    throw new DataError(
+      path,
+      `not a narratives model of this version (expected format ${NARRATIVES_FORMAT}; retrain with \`climatecheck train narratives\`)`,
+    );
   }
 }
 
@@ -47,8 +53,7 @@ export class NarrativeClassifier {
   private readonly encoder?: TextEmbedder;
 
   constructor(json: NarrativeModelJson, encoder?: TextEmbedder) {
-    if (json.format !== "climatecheck-narratives/1")
-      throw new Error(`unknown narratives model format ${json.format}`);
+    if (json.format !== NARRATIVES_FORMAT) throw new Error(`unknown narratives model format ${json.format}`);
     this.json = json;
     this.models = scoringModels(json);
     if (this.models.features.needsEncoder && !encoder) {
@@ -74,6 +79,7 @@ export class NarrativeClassifier {
       const scores = scoreVector(this.models, this.models.features.vector(text, embeddings?.[i]));
       return {
         codes: decide(scores, this.json.thresholds, this.json.fallback),
+        narrative: scores.narrative,
         probabilities: codeProbabilities(scores),
       };
     });

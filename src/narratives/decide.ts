@@ -1,48 +1,62 @@
 /**
- * The hierarchy's decision rules, pure: groups first (0_0 only when no group passes its threshold), then the
- * codes within each chosen group; when a group is clear but no sub-code passes, the group code X_0 (annotation
- * guideline) or, as an ablation, the most likely sub-code.
+ * The decision rules, pure. First the gate: a claim carries a narrative when its calibrated P(narrative) is at
+ * least NARRATIVE_THRESHOLD (more likely than not), else it is 0_0, alone. Then the groups given a narrative: each
+ * group whose P(group | narrative) passes its threshold, or the most likely one when none does (the gate has
+ * already said there is a narrative). Then the codes within each chosen group; when none passes, the group code
+ * X_0 (annotation guideline) or, as an ablation, the most likely sub-code.
  */
 import { canonicalCodeSet, type Group, groupCode, NO_NARRATIVE, subCodes } from "../taxonomy/cards.ts";
 
 export type Fallback = "group-code" | "argmax";
 
+/** P(narrative) at or above which a narrative is named: the label follows the probability shown beside it. */
+export const NARRATIVE_THRESHOLD = 0.5;
+
 export interface NarrativeScores {
-  /** P(group) for groups 0..5 (0 = no narrative). */
+  /** Calibrated P(the text carries any narrative). */
+  narrative: number;
+  /** P(group | narrative) for groups 1..5 (index 0 unused, 0). */
   group: number[];
   /** P(code | its group) for every sub-code. */
   code: Record<string, number>;
 }
 
 export interface Thresholds {
-  /** Per group 1..5 (index 0 unused). */
+  /** Per group 1..5, on P(group | narrative) (index 0 unused). */
   group: number[];
-  /** Per sub-code. */
+  /** Per sub-code, on P(code | group). */
   code: Record<string, number>;
 }
 
 export const NARRATIVE_GROUPS: readonly Group[] = [1, 2, 3, 4, 5];
 
 export function decide(scores: NarrativeScores, thresholds: Thresholds, fallback: Fallback): string[] {
+  if (!(scores.narrative >= NARRATIVE_THRESHOLD)) return [NO_NARRATIVE];
+  let groups = NARRATIVE_GROUPS.filter((g) => scores.group[g] >= thresholds.group[g]);
+  if (groups.length === 0)
+    groups = [NARRATIVE_GROUPS.reduce((a, b) => ((scores.group[b] ?? 0) > (scores.group[a] ?? 0) ? b : a))];
   const codes: string[] = [];
-  for (const g of NARRATIVE_GROUPS) {
-    if (!(scores.group[g] >= thresholds.group[g])) continue;
+  for (const g of groups) {
     const subs = subCodes(g);
     const passing = subs.filter((c) => (scores.code[c] ?? 0) >= (thresholds.code[c] ?? 1));
     if (passing.length > 0) codes.push(...passing);
     else if (fallback === "group-code") codes.push(groupCode(g));
     else codes.push(subs.reduce((a, b) => ((scores.code[b] ?? 0) > (scores.code[a] ?? 0) ? b : a)));
   }
-  // canonicalCodeSet validates every code and enforces 0_0-alone.
-  return canonicalCodeSet(codes.length > 0 ? codes : [NO_NARRATIVE]);
+  // canonicalCodeSet validates every code and orders them.
+  return canonicalCodeSet(codes);
 }
 
-/** Marginal probability per code: P(0_0) = P(group 0), P(X_0) = P(group X), P(X_Y) = P(X) P(X_Y | X). */
+/**
+ * Marginal probability per code: P(0_0) = 1 - P(narrative), P(X_0) = P(narrative) P(X | narrative) (the group's
+ * share), P(X_Y) = P(X_0) P(X_Y | X). The group marginals sum to P(narrative).
+ */
 export function codeProbabilities(scores: NarrativeScores): Record<string, number> {
-  const out: Record<string, number> = { [NO_NARRATIVE]: scores.group[0] };
+  const out: Record<string, number> = { [NO_NARRATIVE]: 1 - scores.narrative };
   for (const g of NARRATIVE_GROUPS) {
-    out[groupCode(g)] = scores.group[g];
-    for (const c of subCodes(g)) out[c] = scores.group[g] * (scores.code[c] ?? 0);
+    const pg = scores.narrative * (scores.group[g] ?? 0);
+    out[groupCode(g)] = pg;
+    for (const c of subCodes(g)) out[c] = pg * (scores.code[c] ?? 0);
   }
   return out;
 }

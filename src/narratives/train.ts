@@ -1,18 +1,41 @@
 /**
- * Trains the hierarchical narratives model: a softmax over groups and one softmax over the sub-codes of each
- * group, L-BFGS logistic regressions on the chosen feature families. Thresholds (per group, per code) are tuned
- * on out-of-fold scores of the training set, so the dev split stays untouched for reporting. Deterministic.
+ * Trains the narratives model: a stance gate (binary: does the text carry any narrative?) on contrarian and
+ * mainstream text, Platt-calibrated on out-of-fold logits; then, for texts that carry one, a softmax over the groups
+ * and one softmax over the sub-codes of each group. All are L-BFGS logistic regressions on the chosen feature
+ * families. Thresholds (per group, per code) are tuned on out-of-fold scores of the training set, so the dev split
+ * stays untouched for reporting. Deterministic.
  */
+
+import { flaggedShareByGroup } from "../evaluation/metrics.ts";
 import { type Features, type LogisticModel, trainLogistic } from "../learning/logistic.ts";
 import type { SparseVector } from "../learning/sparse.ts";
 import { hashUnit } from "../learning/split.ts";
 import { tuneThreshold } from "../learning/thresholds.ts";
-import { type Group, groupOf, NARRATIVES, subCodes } from "../taxonomy/cards.ts";
+import { type Group, groupOf, NARRATIVES, NO_NARRATIVE, subCodes } from "../taxonomy/cards.ts";
 import type { NarrativeExample } from "../types.ts";
-import { countBySource, splitKey } from "./data.ts";
-import { type Fallback, NARRATIVE_GROUPS, type NarrativeScores, type Thresholds } from "./decide.ts";
-import { DESCRIBED_CODES, descriptionText, type FeatureFamily, NarrativeFeatures } from "./features.ts";
-import { type NarrativeModelJson, scoreVector, type TextEmbedder } from "./model.ts";
+import { countBySource, type StanceExample, splitKey } from "./data.ts";
+import {
+  type Fallback,
+  NARRATIVE_GROUPS,
+  NARRATIVE_THRESHOLD,
+  type NarrativeScores,
+  type Thresholds,
+} from "./decide.ts";
+import { DESCRIBED_CODES, type FeatureFamily, NarrativeFeatures, prototypeTexts } from "./features.ts";
+import {
+  NARRATIVES_FORMAT,
+  type NarrativeModelJson,
+  type Platt,
+  plattProbability,
+  scoreVector,
+  type TextEmbedder,
+} from "./model.ts";
+
+export interface GateOptions {
+  l2: number;
+  /** Total weight of the texts without a narrative over that of the texts with one (a prior against false alarms). */
+  noneWeight: number;
+}
 
 export interface TrainOptions {
   families: FeatureFamily[];
@@ -22,24 +45,26 @@ export interface TrainOptions {
   l2: number;
   /** Weight of each taxonomy description used as a training example (with the "desc" family). */
   descWeight: number;
-  /** Folds for the out-of-fold threshold tuning. */
+  /** Folds for the out-of-fold calibration and threshold tuning. */
   folds: number;
   wordMaxFeatures: number;
   charMaxFeatures: number;
+  gate: GateOptions;
   log?: (msg: string) => void;
 }
 
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
-  families: ["word", "char", "desc", "use"],
+  families: ["word", "char", "desc", "cues", "use"],
   fallback: "group-code",
   l2: 1e-4,
   descWeight: 2,
   folds: 4,
   wordMaxFeatures: 6000,
   charMaxFeatures: 10000,
+  gate: { l2: 1e-4, noneWeight: 1 },
 };
 
-/** One training row of a softmax: a feature vector, a class and a weight. */
+/** One training row of a logistic regression: a feature vector, a class, a weight and a fold. */
 interface Row {
   x: SparseVector;
   y: number;
@@ -65,12 +90,60 @@ function fit(rows: readonly Row[], classes: number, dim: number, l2: number): Lo
   );
 }
 
+/** The fold of a text: by hash of its normalised form, so a repeated text never sits on both sides. */
+export const foldOf = (text: string, folds: number): number =>
+  Math.min(folds - 1, Math.floor(hashUnit(splitKey(text), "narratives-folds") * folds));
+
+/**
+ * Gate weights: within each class every source's total weight grows with the square root of its size (no source
+ * drowns the others), the classes sum to 1 (narrative) and `noneWeight` (none), and the mean weight is 1.
+ */
+export function gateWeights(rows: readonly StanceExample[], noneWeight: number): number[] {
+  const size = new Map<string, number>();
+  const key = (e: StanceExample) => `${e.narrative}:${e.source}`;
+  for (const e of rows) size.set(key(e), (size.get(key(e)) ?? 0) + 1);
+  const classTotal = (narrative: boolean) =>
+    [...size].filter(([k]) => k.startsWith(`${narrative}:`)).reduce((s, [, n]) => s + Math.sqrt(n), 0);
+  const totals = { true: classTotal(true), false: classTotal(false) };
+  const raw = rows.map((e) => {
+    const n = size.get(key(e)) ?? 1;
+    const share = Math.sqrt(n) / (totals[String(e.narrative) as "true" | "false"] || 1);
+    return (share / n) * (e.narrative ? 1 : noneWeight);
+  });
+  const mean = raw.reduce((s, w) => s + w, 0) / Math.max(1, raw.length);
+  return raw.map((w) => w / mean);
+}
+
+function fitGate(rows: readonly Row[], dim: number, l2: number): LogisticModel {
+  return trainLogistic(
+    rows.map((r) => r.x as Features),
+    rows.map((r) => r.y),
+    dim,
+    { kind: "binary", classes: 2, l2, sampleWeights: rows.map((r) => r.w), maxIter: 200 },
+  );
+}
+
+/** Platt scaling: a one-feature logistic regression of the label on the out-of-fold logit, same weights. */
+export function fitPlatt(
+  logits: readonly number[],
+  labels: readonly number[],
+  weights: readonly number[],
+): Platt {
+  const m = trainLogistic(
+    logits.map((z) => Float32Array.of(z)),
+    labels,
+    1,
+    { kind: "binary", classes: 2, l2: 0, sampleWeights: weights, maxIter: 100 },
+  );
+  return { a: m.weights[0], b: m.bias[0] };
+}
+
 interface Fitted {
   group: LogisticModel;
   codes: Map<number, { codes: string[]; model: LogisticModel }>;
 }
 
-function fitAll(
+function fitCodes(
   groupRows: Row[],
   codeRows: Map<number, Row[]>,
   dim: number,
@@ -78,7 +151,7 @@ function fitAll(
   skipFold: number,
 ): Fitted {
   const keep = (r: Row) => r.fold !== skipFold;
-  const group = fit(groupRows.filter(keep), 6, dim, l2);
+  const group = fit(groupRows.filter(keep), NARRATIVE_GROUPS.length, dim, l2);
   const codes = new Map<number, { codes: string[]; model: LogisticModel }>();
   for (const g of NARRATIVE_GROUPS) {
     const subs = subCodes(g);
@@ -87,40 +160,118 @@ function fitAll(
   return { group, codes };
 }
 
+/** Embeds texts when the model needs it (the memo embedder makes repeats free). */
+async function embedAll(
+  texts: string[],
+  options: TrainOptions,
+): Promise<Map<string, Float32Array> | undefined> {
+  if (!options.families.includes("use") || !options.encoder) return undefined;
+  const distinctTexts = [...new Set(texts)];
+  const vectors = await options.encoder.embed(distinctTexts);
+  return new Map(distinctTexts.map((t, i) => [t, vectors[i]]));
+}
+
+/** Out-of-fold gate logits of the stance rows, and the gate fitted on all of them. */
+export interface GateFit {
+  model: LogisticModel;
+  platt: Platt;
+  /** Calibrated out-of-fold P(narrative) per stance row. */
+  oof: number[];
+}
+
+/**
+ * `prototypes` (descriptions with a narrative, rebuttals without) train every fold and are never scored out of
+ * fold: they are not data, and they are the only examples of some codes' stance.
+ */
+export function trainGate(
+  stance: readonly StanceExample[],
+  vectors: readonly SparseVector[],
+  dim: number,
+  options: Pick<TrainOptions, "folds" | "gate" | "log">,
+  prototypes: readonly { x: SparseVector; narrative: boolean; w: number }[] = [],
+): GateFit {
+  const weights = gateWeights(stance, options.gate.noneWeight);
+  const rows: Row[] = stance.map((e, i) => ({
+    x: vectors[i],
+    y: e.narrative ? 1 : 0,
+    w: weights[i],
+    fold: foldOf(e.text, options.folds),
+  }));
+  const extra: Row[] = prototypes.map((p) => ({ x: p.x, y: p.narrative ? 1 : 0, w: p.w, fold: -1 }));
+  const logits = new Array<number>(rows.length);
+  for (let f = 0; f < options.folds; f++) {
+    options.log?.(`gate fold ${f + 1}/${options.folds}`);
+    const m = fitGate([...rows.filter((r) => r.fold !== f), ...extra], dim, options.gate.l2);
+    rows.forEach((r, i) => {
+      if (r.fold === f) logits[i] = m.decision(r.x)[0];
+    });
+  }
+  const platt = fitPlatt(
+    logits,
+    rows.map((r) => r.y),
+    weights,
+  );
+  const model = fitGate([...rows, ...extra], dim, options.gate.l2);
+  return { model, platt, oof: logits.map((z) => plattProbability(z, platt)) };
+}
+
 export async function trainNarrativeModel(
   train: readonly NarrativeExample[],
+  stance: readonly StanceExample[],
   options: TrainOptions = DEFAULT_TRAIN_OPTIONS,
 ): Promise<NarrativeModelJson> {
   const log = options.log ?? (() => {});
   const has = (f: FeatureFamily) => options.families.includes(f);
   if (has("use") && !options.encoder) throw new Error("the use family needs a sentence encoder");
-  const descTexts = DESCRIBED_CODES.map(descriptionText);
-  let descEmb: Float32Array[] | undefined;
-  let trainEmb: Float32Array[] | undefined;
-  if (has("use") && options.encoder) {
-    log(`embedding ${train.length} training texts with ${options.encoder.name}`);
-    descEmb = await options.encoder.embed(descTexts);
-    trainEmb = await options.encoder.embed(train.map((e) => e.text));
-  }
+  const proto = prototypeTexts();
+  const descTexts = proto.descriptions;
+  if (has("use"))
+    log(`embedding ${stance.length + train.length} training texts with ${options.encoder?.name}`);
+  const emb = await embedAll(
+    [...descTexts, ...proto.rebuttals, ...stance.map((e) => e.text), ...train.map((e) => e.text)],
+    options,
+  );
+  const get = (t: string) => emb?.get(t) as Float32Array;
+  const prototypes = emb
+    ? { descriptions: descTexts.map(get), rebuttals: proto.rebuttals.map(get) }
+    : undefined;
+  // One vocabulary over every text the model learns from, mainstream included.
   const features = NarrativeFeatures.fit(
-    train.map((e) => e.text),
+    [...new Set([...stance.map((e) => e.text), ...train.map((e) => e.text)])],
     {
       families: options.families,
       wordMaxFeatures: options.wordMaxFeatures,
       charMaxFeatures: options.charMaxFeatures,
     },
-    descEmb,
+    prototypes,
   );
   log(`features: ${features.dim} dims (${options.families.join("+")})`);
-  const vectors = train.map((e, i) => features.vector(e.text, trainEmb?.[i]));
-  const folds = train.map((e) => Math.floor(hashUnit(splitKey(e.text), "narratives-folds") * options.folds));
+  const vectorOf = (text: string) => features.vector(text, emb?.get(text));
 
+  const gatePrototypes = has("desc")
+    ? [
+        ...descTexts.map((t) => ({ x: vectorOf(t), narrative: true, w: options.descWeight })),
+        ...proto.rebuttals.map((t) => ({ x: vectorOf(t), narrative: false, w: options.descWeight })),
+      ]
+    : [];
+  const gate = trainGate(
+    stance,
+    stance.map((e) => vectorOf(e.text)),
+    features.dim,
+    options,
+    gatePrototypes,
+  );
+
+  // The code models learn from texts that carry a narrative: P(group | narrative), P(code | group).
+  const coded = train.filter((e) => !e.codes.includes(NO_NARRATIVE));
+  const vectors = coded.map((e) => vectorOf(e.text));
+  const folds = coded.map((e) => foldOf(e.text, options.folds));
   // Softmax rows: a multi-label example becomes one row per group (per code), weights summing to 1.
   const groupRows: Row[] = [];
   const codeRows = new Map<number, Row[]>(NARRATIVE_GROUPS.map((g) => [g, []]));
-  train.forEach((e, i) => {
+  coded.forEach((e, i) => {
     const groups = [...new Set(e.codes.map(groupOf))];
-    for (const g of groups) groupRows.push({ x: vectors[i], y: g, w: 1 / groups.length, fold: folds[i] });
+    for (const g of groups) groupRows.push({ x: vectors[i], y: g - 1, w: 1 / groups.length, fold: folds[i] });
     const subs = e.codes.filter((c) => c.split("_")[1] !== "0");
     for (const c of subs) {
       const g = groupOf(c);
@@ -131,43 +282,70 @@ export async function trainNarrativeModel(
     // Each code's description is an example of it: the only examples some codes have.
     DESCRIBED_CODES.forEach((c, k) => {
       const g = groupOf(c);
-      const x = features.vector(descTexts[k], descEmb?.[k]);
-      groupRows.push({ x, y: g, w: options.descWeight, fold: -1 });
+      const x = vectorOf(descTexts[k]);
+      groupRows.push({ x, y: g - 1, w: options.descWeight, fold: -1 });
       if (c.split("_")[1] !== "0") {
         codeRows.get(g)?.push({ x, y: subCodes(g).indexOf(c), w: options.descWeight, fold: -1 });
       }
     });
   }
 
-  // Out-of-fold scores for threshold tuning.
-  const oof: NarrativeScores[] = new Array(train.length);
+  // Out-of-fold scores for threshold tuning (the gate is not involved: these texts all carry a narrative).
+  const oof: NarrativeScores[] = new Array(coded.length);
   for (let f = 0; f < options.folds; f++) {
-    log(`fold ${f + 1}/${options.folds}`);
-    const m = fitAll(groupRows, codeRows, features.dim, options.l2, f);
-    train.forEach((_, i) => {
-      if (folds[i] === f) oof[i] = scoreVector(m, vectors[i]);
+    log(`codes fold ${f + 1}/${options.folds}`);
+    const m = fitCodes(groupRows, codeRows, features.dim, options.l2, f);
+    coded.forEach((_, i) => {
+      if (folds[i] === f)
+        oof[i] = scoreVector({ ...m, gate: { model: gate.model, platt: gate.platt } }, vectors[i]);
     });
   }
-  const thresholds = tuneAll(train, oof);
+  const thresholds = tuneAll(coded, oof);
   log("final fit");
-  const final = fitAll(groupRows, codeRows, features.dim, options.l2, -2);
+  const final = fitCodes(groupRows, codeRows, features.dim, options.l2, -2);
   const { encoder: _e, log: _l, ...settings } = options;
   return {
-    format: "climatecheck-narratives/1",
+    format: NARRATIVES_FORMAT,
     encoder: has("use") ? options.encoder?.name : undefined,
     features: features.toJSON(),
+    gate: { model: gate.model.toJSON(), platt: gate.platt },
     group: final.group.toJSON(),
     codes: Object.fromEntries(
       [...final.codes].map(([g, m]) => [String(g), { codes: m.codes, model: m.model.toJSON() }]),
     ),
     thresholds,
     fallback: options.fallback,
-    trainedOn: countBySource(train),
+    trainedOn: { ...countBySource(train), ...stanceCounts(stance) },
+    crossValidation: {
+      gate: flaggedShareByGroup(
+        stance.map(stanceCell),
+        gate.oof.map((p) => p >= NARRATIVE_THRESHOLD),
+      ),
+    },
     settings,
   };
 }
 
-/** Group thresholds on all examples; code thresholds on the examples of the code's group (as the hierarchy uses them). */
+/** The cell a stance row is reported in: its source, and for a source with both classes, its class. */
+export const stanceCell = (e: StanceExample): string =>
+  e.source === "cards" || e.source === "climatecheck"
+    ? `${e.source}:${e.narrative ? "narrative" : "none"}`
+    : e.source;
+
+/** Stance rows per source and class, for the card. */
+function stanceCounts(stance: readonly StanceExample[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of stance) {
+    const k = `stance:${e.source}:${e.narrative ? "narrative" : "none"}`;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+/**
+ * Group thresholds on P(group | narrative) over texts with a narrative; code thresholds on the texts of the code's
+ * group (as the hierarchy uses them).
+ */
 export function tuneAll(train: readonly NarrativeExample[], scores: readonly NarrativeScores[]): Thresholds {
   const group = [0, ...NARRATIVE_GROUPS.map((g) => tuneGroup(train, scores, g))];
   const code: Record<string, number> = {};

@@ -53,7 +53,7 @@ export interface Pipeline {
    */
   readonly retrieval: "re-ranked" | "fused" | "bm25";
   check(claim: string, options?: { k?: number }): Promise<CheckResult>;
-  narratives(claim: string): Promise<NarrativeHit[]>;
+  narratives(claim: string): Promise<{ narratives: NarrativeHit[]; p_narrative: number }>;
   verify(claim: string, abstract: string | AbstractText): Promise<PairVerdict>;
   /** An abstract of the index by id; undefined when there is none. */
   abstract(id: string): AbstractRecord | undefined;
@@ -130,7 +130,9 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   const { retriever, verifier, classifier } = parts;
   const docs = retriever.index.docs;
 
-  async function classify(claim: string): Promise<{ hits: NarrativeHit[]; normative: number }> {
+  async function classify(
+    claim: string,
+  ): Promise<{ hits: NarrativeHit[]; pNarrative: number; normative: number }> {
     const [p] = await classifier.classify([claim]);
     const hits = p.codes
       .map((code) => {
@@ -143,9 +145,11 @@ export function createPipeline(parts: PipelineParts): Pipeline {
         };
       })
       .sort((a, b) => b.probability - a.probability);
-    // Groups are one softmax, so P(group 4 or 5) is the sum of the two group-code marginals.
-    const normative = (p.probabilities["4_0"] ?? 0) + (p.probabilities["5_0"] ?? 0);
-    return { hits, normative };
+    // Groups are one softmax, so P(group 4 or 5) is the sum of the two group-code marginals; a claim the model
+    // names no group-4/5 narrative for is never treated as normative, whatever the marginals.
+    const named = p.codes.some((c) => c.startsWith("4_") || c.startsWith("5_"));
+    const normative = named ? (p.probabilities["4_0"] ?? 0) + (p.probabilities["5_0"] ?? 0) : 0;
+    return { hits, pNarrative: r4(p.narrative), normative };
   }
 
   function docById(id: string): StoredDoc | undefined {
@@ -165,7 +169,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
         throw new DataError("k", `k must be a whole number from 1 to ${MAX_K}, got ${k}`);
       checkClaim(claim);
       const started = performance.now();
-      const { hits: narratives, normative } = await classify(claim);
+      const { hits: narratives, pNarrative, normative } = await classify(claim);
       const tNarratives = ms(started);
 
       const t1 = performance.now();
@@ -199,6 +203,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       return {
         claim,
         narratives,
+        p_narrative: pNarrative,
         evidence,
         summary,
         caution,
@@ -213,7 +218,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
     async narratives(claim) {
       checkClaim(claim);
-      return (await classify(claim)).hits;
+      const { hits, pNarrative } = await classify(claim);
+      return { narratives: hits, p_narrative: pNarrative };
     },
 
     async verify(claim, abstract) {

@@ -70,7 +70,10 @@ export interface Timings {
 
 export interface CheckResult {
   claim: string;
+  /** The codes named (0_0 alone when none), most probable first. */
   narratives: NarrativeHit[];
+  /** Calibrated P(the claim carries any narrative); narratives is 0_0 exactly when this is below 0.5. */
+  p_narrative: number;
   evidence: Evidence[];
   summary: Summary;
   caution: Caution;

@@ -130,7 +130,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
 
   app.post("/v1/narratives", async (c) => {
     const req = await body(c.req.raw, NarrativesRequest);
-    return c.json({ claim: req.claim, narratives: await gated(() => pipeline.narratives(req.claim)) });
+    return c.json({ claim: req.claim, ...(await gated(() => pipeline.narratives(req.claim))) });
   });
 
   app.post("/v1/verify", async (c) => {

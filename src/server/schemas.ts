@@ -87,6 +87,7 @@ export const EvidenceSchema = PairVerdictSchema.extend({
 export const CheckResultSchema = z.strictObject({
   claim: z.string(),
   narratives: z.array(NarrativeHitSchema),
+  p_narrative: probability,
   evidence: z.array(EvidenceSchema),
   summary: z.strictObject({
     supports: z.number().int(),
@@ -119,6 +120,7 @@ export const AbstractRecordSchema = z.strictObject({
 export const NarrativesResponse = z.strictObject({
   claim: z.string(),
   narratives: z.array(NarrativeHitSchema),
+  p_narrative: probability,
 });
 
 export const HealthResponse = z.strictObject({

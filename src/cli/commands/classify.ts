@@ -45,6 +45,7 @@ export async function classifyClaimsFile(o: ClassifyOptions): Promise<{ claims: 
         preds.map((p, i) => ({
           claim_id: claims[i].id,
           narrative: p.codes,
+          p_narrative: Number(p.narrative.toFixed(4)),
           probabilities: roundAll(p.probabilities),
         })),
       );
