@@ -34,7 +34,11 @@ export interface NarrativeModelJson {
   /** Provenance for the card: training rows per source, settings. */
   trainedOn: Record<string, number>;
   /** Out-of-fold figures on the training rows: the gate's share of texts given a narrative, per source. */
-  crossValidation: { gate: Record<string, { rows: number; flagged: number; share: number }> };
+  crossValidation: {
+    /** The threshold on even-odds P(narrative) chosen out of fold and folded into the gate's Platt scaling. */
+    threshold: number;
+    gate: Record<string, { rows: number; flagged: number; share: number }>;
+  };
   settings: Record<string, unknown>;
 }
 

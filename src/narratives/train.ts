@@ -175,7 +175,9 @@ async function embedAll(
 export interface GateFit {
   model: LogisticModel;
   platt: Platt;
-  /** Calibrated out-of-fold P(narrative) per stance row. */
+  /** The out-of-fold threshold chosen on P(narrative) at even odds, folded into `platt` (chooseGateThreshold). */
+  threshold: number;
+  /** Calibrated out-of-fold P(narrative) per stance row, the threshold folded in. */
   oof: number[];
 }
 
@@ -206,13 +208,65 @@ export function trainGate(
       if (r.fold === f) logits[i] = m.decision(r.x)[0];
     });
   }
-  const platt = fitPlatt(
+  const calibrated = fitPlatt(
     logits,
     rows.map((r) => r.y),
     weights,
   );
+  const cells = stance.map(stanceCell);
+  const threshold = chooseGateThreshold(
+    cells,
+    logits.map((z) => plattProbability(z, calibrated)),
+  );
+  // Bayes' rule for a prior that makes a narrative threshold/(1 - threshold) times less likely: the shown
+  // probability is still calibrated (under that prior), and 0.5 on it is the chosen threshold.
+  const platt = { a: calibrated.a, b: calibrated.b - Math.log(threshold / (1 - threshold)) };
   const model = fitGate([...rows, ...extra], dim, options.gate.l2);
-  return { model, platt, oof: logits.map((z) => plattProbability(z, platt)) };
+  return { model, platt, threshold, oof: logits.map((z) => plattProbability(z, platt)) };
+}
+
+/** Mainstream cells whose false-alarm rate the gate's threshold is chosen on (want at most MAX_FALSE_ALARM). */
+const FALSE_ALARM_CELLS = ["stance-favor", "climatebert", "env-claims", "cf-evidence", "arxiv"];
+/** Contrarian cells whose miss rate it is chosen on (want at most MAX_MISS). */
+const MISS_CELLS = ["flicc", "stance-against"];
+const MAX_FALSE_ALARM = 0.1;
+const MAX_MISS = 0.15;
+export const GATE_THRESHOLD_GRID: readonly number[] = Array.from({ length: 14 }, (_, i) => 0.3 + 0.05 * i);
+
+/**
+ * The out-of-fold threshold on calibrated P(narrative) closest to meeting every target at once: the smallest
+ * worst ratio of a cell's error to its allowance (false alarms over 0.10 on each mainstream source, misses over
+ * 0.15 on FLICC and ClimateStance Against). Climate-FEVER SUPPORTS claims are not among them: their label says the
+ * evidence supports them, not that they are mainstream, and many are contrarian. Cells absent from the data are
+ * skipped; with none present, 0.5.
+ */
+export function chooseGateThreshold(cells: readonly string[], p: readonly number[]): number {
+  const present = (c: string) => cells.includes(c);
+  const share = (c: string, t: number) => {
+    let n = 0;
+    let k = 0;
+    cells.forEach((x, i) => {
+      if (x !== c) return;
+      n++;
+      if (p[i] >= t) k++;
+    });
+    return k / n;
+  };
+  let best = 0.5;
+  let bestWorst = Number.POSITIVE_INFINITY;
+  for (const t of GATE_THRESHOLD_GRID) {
+    const ratios = [
+      ...FALSE_ALARM_CELLS.filter(present).map((c) => share(c, t) / MAX_FALSE_ALARM),
+      ...MISS_CELLS.filter(present).map((c) => (1 - share(c, t)) / MAX_MISS),
+    ];
+    if (ratios.length === 0) return 0.5;
+    const worst = Math.max(...ratios);
+    if (worst < bestWorst - 1e-12) {
+      bestWorst = worst;
+      best = t;
+    }
+  }
+  return Number(best.toFixed(2));
 }
 
 export async function trainNarrativeModel(
@@ -317,6 +371,7 @@ export async function trainNarrativeModel(
     fallback: options.fallback,
     trainedOn: { ...countBySource(train), ...stanceCounts(stance) },
     crossValidation: {
+      threshold: gate.threshold,
       gate: flaggedShareByGroup(
         stance.map(stanceCell),
         gate.oof.map((p) => p >= NARRATIVE_THRESHOLD),

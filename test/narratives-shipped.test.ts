@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { openUseLite } from "../src/encoders/sentence-encoder.ts";
+import {
+  FAST_MODEL_FILE,
+  FULL_MODEL_FILE,
+  NARRATIVES_MODEL_DIR,
+  NarrativeClassifier,
+} from "../src/narratives/classifier.ts";
+import { NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
+import { chooseGateThreshold } from "../src/narratives/train.ts";
+
+/** The same subject said both ways: only the contrarian one carries a narrative (1_1, "ice isn't melting"). */
+const MAINSTREAM = "Arctic sea ice is shrinking fast";
+const CONTRARIAN = "Arctic sea ice has been growing since 2012";
+
+for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
+  test(`the shipped ${file} tells a mainstream claim from the contrarian one on the same subject`, async () => {
+    const encoder = file === FULL_MODEL_FILE ? await openUseLite({ workers: 0, cacheDir: false }) : undefined;
+    try {
+      const c = await NarrativeClassifier.load(join(NARRATIVES_MODEL_DIR, file), encoder);
+      const [m, k] = await c.classify([MAINSTREAM, CONTRARIAN]);
+      assert.deepEqual(m.codes, ["0_0"]);
+      assert.ok(m.narrative < NARRATIVE_THRESHOLD, `P(narrative) ${m.narrative}`);
+      assert.ok(k.codes.includes("1_1"), `codes ${k.codes}`);
+      assert.ok(k.narrative >= NARRATIVE_THRESHOLD);
+      // The probabilities shown agree with the label: 0_0 is 1 - P(narrative).
+      for (const p of [m, k]) assert.ok(Math.abs(p.probabilities["0_0"] - (1 - p.narrative)) < 1e-9);
+    } finally {
+      await encoder?.close();
+    }
+  });
+}
+
+test("the gate threshold is the one closest to meeting every false-alarm and miss allowance", () => {
+  // Favor tweets score 0.2..0.6, Against 0.55..0.95: at 0.55 one Favor in five is flagged (0.2 / 0.10 = 2) and
+  // none of the Against missed; at 0.6 none flagged but one Against in five missed (0.2 / 0.15 = 1.33); at 0.65
+  // still one missed (1.33); higher misses more. 0.6 is the first with the smallest worst ratio.
+  const cells = [...Array(5).fill("stance-favor"), ...Array(5).fill("stance-against")];
+  const p = [0.2, 0.3, 0.4, 0.5, 0.59, 0.55, 0.7, 0.8, 0.9, 0.95];
+  assert.equal(chooseGateThreshold(cells, p), 0.6);
+  // A cell it is not chosen on (Climate-FEVER SUPPORTS claims) changes nothing; none present: 0.5.
+  assert.equal(chooseGateThreshold([...cells, "cf-supports"], [...p, 0.99]), 0.6);
+  assert.equal(chooseGateThreshold(["cf-supports"], [0.9]), 0.5);
+});
