@@ -4,7 +4,7 @@
  * It is a small demo corpus; what an index holds is told from its manifest's source fingerprints.
  */
 import { join } from "node:path";
-import type { SourceInfo } from "../index/schema.ts";
+import { readManifest, type SourceInfo } from "../index/schema.ts";
 import { PACKAGE_ROOT } from "./paths.ts";
 
 export const BUILTIN_CORPUS = {
@@ -42,4 +42,13 @@ export function describeCorpus(
     return { name: BUILTIN_CORPUS.name, abstracts, builtin: true, note: REAL_CORPUS_HINT };
   const names = [...new Set(sources.map((s) => s.path.split(/[\\/]/).at(-1) ?? s.path))];
   return { name: names.join(" + ") || "unknown", abstracts, builtin: false, note: null };
+}
+
+/** The corpus of the index in `dir` (its manifest's sources); "unknown" when the manifest cannot be read. */
+export function corpusOf(dir: string, abstracts: number): CorpusInfo {
+  try {
+    return describeCorpus(readManifest(dir).sources, abstracts);
+  } catch {
+    return { name: "unknown", abstracts, builtin: false, note: null };
+  }
 }
