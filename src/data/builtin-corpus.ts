@@ -18,7 +18,7 @@ export const BUILTIN_CORPUS = {
 /** How to load the real corpus, said wherever the demo corpus is shown. */
 export const REAL_CORPUS_HINT =
   "this is a small demo corpus; for real use load the official ClimateCheck corpus (394,269 abstracts): " +
-  "`npx climatecheck data pull`, then `npx climatecheck ingest DATA/corpus/climatecheck_publications_corpus.parquet` " +
+  "`npx climatecheck data pull`, then `npx climatecheck ingest .climatecheck/data/corpus/climatecheck_publications_corpus.parquet` " +
   "(or set CLIMATECHECK_CORPUS to a corpus file before the first start)";
 
 /** What a loaded index holds, for /healthz, the start-up line and the page. */
