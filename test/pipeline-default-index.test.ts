@@ -4,17 +4,24 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { ingestReporter } from "../src/cli/index-progress.ts";
 import { BUILTIN_CORPUS, describeCorpus } from "../src/data/builtin-corpus.ts";
 import { readCorpus } from "../src/data/climatecheck.ts";
 import { PACKAGE_ROOT } from "../src/data/paths.ts";
+import { openUseLite } from "../src/encoders/sentence-encoder.ts";
+import { USE_LITE_DIM, USE_LITE_NAME } from "../src/encoders/use-lite-model.ts";
+import { cacheKey, openVectorCache } from "../src/encoders/vector-cache.ts";
 import { titleAndLead } from "../src/index/embed-text.ts";
 import { openIndex } from "../src/index/open.ts";
 import {
+  builtinUseTexts,
   type DefaultIndexProgress,
   defaultCorpora,
   ensureDefaultIndex,
+  seedBuiltinVectors,
 } from "../src/pipeline/default-index.ts";
+import { USE_LEAD_CHARS } from "../src/retrieval/encoders.ts";
 import type { CorpusAbstract } from "../src/types.ts";
 import { fakeEncoder, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
@@ -226,4 +233,41 @@ test("progress off a terminal: a line every few seconds with done/total, rate an
     "index: 600/1000 lines (60%) · 600 added · 50.0/s · ETA 8 s\n",
     "index: 1000/1000 lines (100%) · 998 added · 49.9/s\n",
   ]);
+});
+
+test("the shipped USE-lite vectors of the built-in corpus are what USE-lite computes, and seed the cache", async () => {
+  const v = BUILTIN_CORPUS.vectors;
+  // Recorded as what the index asks for: otherwise seeding is skipped (regenerate: bench/builtin-vectors.ts).
+  assert.deepEqual(
+    [v.model, v.dim, v.recipe],
+    [USE_LITE_NAME, USE_LITE_DIM, titleAndLead(USE_LEAD_CHARS).spec],
+  );
+  const raw = gunzipSync(readFileSync(v.path));
+  const flat = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const texts = await builtinUseTexts();
+  assert.equal(flat.length, texts.length * v.dim);
+  const sample = texts.map((_, i) => i).filter((i) => i % 160 === 7);
+  const use = await openUseLite({ workers: 0, cacheDir: false });
+  try {
+    const got = await use.embed(sample.map((i) => texts[i]));
+    for (const [j, i] of sample.entries()) {
+      const shipped = flat.subarray(i * v.dim, (i + 1) * v.dim);
+      const diff = Math.max(...got[j].map((x, d) => Math.abs(x - shipped[d])));
+      assert.ok(diff < 1e-4, `abstract ${i}: max difference ${diff}`);
+    }
+  } finally {
+    await use.close();
+  }
+  const dir = tempDir("cc-seed-");
+  try {
+    assert.equal(await seedBuiltinVectors(dir), BUILTIN_CORPUS.abstracts);
+    assert.equal(await seedBuiltinVectors(dir), 0, "a second seeding adds nothing");
+    const cache = openVectorCache(dir, USE_LITE_NAME, USE_LITE_DIM);
+    const found = cache.getMany(texts.map((t) => cacheKey(USE_LITE_NAME, t)));
+    cache.close();
+    assert.ok(found.every(Boolean));
+    assert.deepEqual([...(found[7] ?? [])], [...flat.subarray(7 * v.dim, 8 * v.dim)]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -13,6 +13,17 @@ export const BUILTIN_CORPUS = {
   sha256: "0bcc21bfed4952980f16b34abb58a2509b145d60bddaa981b1d8448f1c6d1fd1",
   name: "arXiv climate-change papers (built-in demo corpus)",
   abstracts: 1588,
+  /**
+   * The USE-lite vectors of its abstracts (Float32, one row per abstract in file order, gzipped), written by
+   * bench/builtin-vectors.ts: encoding them is most of a first run's time. Used only while model and text recipe
+   * are the ones recorded here (a test checks them against USE-lite).
+   */
+  vectors: {
+    path: join(PACKAGE_ROOT, "corpus", "arxiv-climate.use-lite.f32.gz"),
+    model: "use-lite@0.2.0",
+    dim: 512,
+    recipe: "title+lead:200",
+  },
 } as const;
 
 /** How to load the real corpus, said wherever the demo corpus is shown. */

@@ -6,16 +6,21 @@
  * absent; a lock file keeps two processes from building it at once.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { BUILTIN_CORPUS, isBuiltinOnly } from "../data/builtin-corpus.ts";
 import type { CorpusFormat } from "../data/climatecheck.ts";
+import { readCorpus } from "../data/climatecheck.ts";
 import { DataError } from "../data/errors.ts";
-import { homeDir, trainingFiles } from "../data/paths.ts";
+import { cacheDir, homeDir, trainingFiles } from "../data/paths.ts";
+import { USE_LITE_DIM, USE_LITE_NAME } from "../encoders/use-lite-model.ts";
+import { cacheKey, openVectorCache } from "../encoders/vector-cache.ts";
 import { countLines } from "../index/count-lines.ts";
+import { titleAndLead } from "../index/embed-text.ts";
 import { type IngestProgress, ingest, type VectorSpec } from "../index/ingest.ts";
 import { hasOtherSchema, readManifest } from "../index/schema.ts";
-import { openEncoders } from "../retrieval/encoders.ts";
+import { openEncoders, USE_LEAD_CHARS } from "../retrieval/encoders.ts";
 
 export const defaultIndexDir = (): string => join(homeDir(), "index", "default");
 
@@ -70,6 +75,42 @@ function outdated(dir: string, corpora: CorpusSource[]): boolean {
   return isBuiltinOnly(sources) && corpora.some((c) => c.path !== BUILTIN_CORPUS.path);
 }
 
+/** The built-in corpus as ingest embeds it for USE-lite: each abstract's recipe text, in file order. */
+export async function builtinUseTexts(): Promise<string[]> {
+  const recipe = titleAndLead(USE_LEAD_CHARS);
+  const texts: string[] = [];
+  for await (const { abstract: a } of readCorpus(BUILTIN_CORPUS.path, { format: "climatecheck" }))
+    texts.push(recipe.text({ id: a.id, title: a.title, abstract: a.abstract, sentences: [] }));
+  return texts;
+}
+
+/**
+ * Puts the shipped USE-lite vectors of the built-in corpus into the vector cache, so its first ingest embeds
+ * nothing (USE-lite is not even loaded). Skipped when the model or the text recipe differ from the recorded ones.
+ */
+export async function seedBuiltinVectors(dir = join(cacheDir(), "use-lite")): Promise<number> {
+  const v = BUILTIN_CORPUS.vectors;
+  if (v.model !== USE_LITE_NAME || v.dim !== USE_LITE_DIM || v.recipe !== titleAndLead(USE_LEAD_CHARS).spec)
+    return 0;
+  if (!existsSync(v.path)) return 0;
+  const raw = gunzipSync(await readFile(v.path));
+  const flat = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const texts = await builtinUseTexts();
+  if (flat.length !== texts.length * v.dim) return 0;
+  const cache = openVectorCache(dir, USE_LITE_NAME, USE_LITE_DIM);
+  try {
+    const keys = texts.map((t) => cacheKey(USE_LITE_NAME, t));
+    const have = cache.getMany(keys);
+    const entries = keys
+      .map((key, i) => ({ key, vector: flat.slice(i * v.dim, (i + 1) * v.dim) }))
+      .filter((_, i) => !have[i]);
+    if (entries.length) cache.putMany(entries);
+    return entries.length;
+  } finally {
+    cache.close();
+  }
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -120,6 +161,8 @@ export async function ensureDefaultIndex(
     });
     // Said before the encoders load (seconds; the word vectors are converted on the very first run).
     onProgress?.({ line: 0, added: 0, skipped: 0, alreadyIndexed: 0, phase: "read", ...at(0) });
+    if (!options.openVectors && corpora.some((c) => c.path === BUILTIN_CORPUS.path))
+      await seedBuiltinVectors();
     const vectors = await (options.openVectors ?? (() => openEncoders({ workers: 2 })))();
     try {
       for (const [i, c] of corpora.entries()) {
