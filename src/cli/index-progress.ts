@@ -91,7 +91,7 @@ export async function indexWithProgress(index?: string): Promise<string> {
       step = p.step;
       const what =
         p.corpus === BUILTIN_CORPUS.path
-          ? `the built-in demo corpus (${BUILTIN_CORPUS.abstracts} arXiv climate-change abstracts; first run only, about a minute)`
+          ? `the built-in demo corpus (${BUILTIN_CORPUS.abstracts} arXiv climate-change abstracts; first run only)`
           : p.corpus;
       process.stderr.write(`building the default index (${p.step}/${p.steps}) from ${what}\n`);
       reporter = ingestReporter("index", p.total);
