@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { corpusOf } from "../src/data/builtin-corpus.ts";
 import { cacheDir, trainingFiles } from "../src/data/paths.ts";
 import { cellString, readTable } from "../src/data/tables.ts";
 import { ensureDefaultIndex } from "../src/pipeline/default-index.ts";
@@ -461,7 +462,7 @@ export const bench: Bench = async () => {
   const wrapped = serve.sent > serve.poolSize;
   const serveCpu = serve.cpu / Math.max(1, r.requests.total);
 
-  const markdown = `Default index: ${check.abstracts.toLocaleString("en")} abstracts (SciFact + Climate-FEVER evidence), verifier ${check.verifier}, k = ${K}. Claims: distinct Climate-FEVER claims (${WARMUP} warm-up, ${MEASURED} measured), each with a fresh vector cache, so every claim and candidate sentence is encoded. **Load average (1/5/15 min) at start: ${loadStart}; after the check run: ${loadMid}; after the warm-up load: ${serve.loadWarm}; after the load test: ${loadEnd}** (other engineers' jobs share the 2 cores; a 1-minute figure above 2 means the benchmark got less than the whole machine, so rates are lower bounds).
+  const markdown = `Default index: ${check.abstracts.toLocaleString("en")} abstracts (${corpusOf(index, check.abstracts).name}), verifier ${check.verifier}, k = ${K}. Claims: distinct Climate-FEVER claims (${WARMUP} warm-up, ${MEASURED} measured), each with a fresh vector cache, so every claim and candidate sentence is encoded. **Load average (1/5/15 min) at start: ${loadStart}; after the check run: ${loadMid}; after the warm-up load: ${serve.loadWarm}; after the load test: ${loadEnd}** (other engineers' jobs share the 2 cores; a 1-minute figure above 2 means the benchmark got less than the whole machine, so rates are lower bounds).
 
 ### \`check\` after warm-up (in-process, sequential)
 

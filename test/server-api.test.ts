@@ -190,6 +190,7 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
     retrieval: "bm25",
     in_flight: 0,
     pid: process.pid,
+    corpus: { name: "corpus.jsonl", abstracts: 8, builtin: false, note: null },
   });
   assert.ok(memory.rss_mb > 0 && memory.heap_used_mb > 0 && Number.isInteger(memory.major_gcs));
 
@@ -223,5 +224,97 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
   assert.equal((await app.request("/app.js")).status, 200);
   assert.equal((await app.request("/../package.json")).status, 404);
   assert.equal((await app.request("/nope")).status, 404);
-  assert.equal((await app.request("/v1/check")).status, 404);
+});
+
+test("a known path with another method gets 405 and Allow; a body that is not JSON gets 415", async () => {
+  const cases: [string, string, string][] = [
+    ["GET", "/v1/check", "POST"],
+    ["PUT", "/v1/verify", "POST"],
+    ["DELETE", "/v1/narratives", "POST"],
+    ["POST", "/v1/abstracts/a1", "GET, HEAD"],
+    ["POST", "/healthz", "GET, HEAD"],
+    ["DELETE", "/openapi.json", "GET, HEAD"],
+    ["POST", "/", "GET, HEAD"],
+  ];
+  for (const [method, path, allow] of cases) {
+    const res = await app.request(path, { method });
+    assert.equal(res.status, 405, `${method} ${path}`);
+    assert.equal(res.headers.get("allow"), allow, `${method} ${path}`);
+    assert.match(await errorOf(res), new RegExp(`^${method} is not allowed on ${path}; use ${allow}$`));
+  }
+  // The right methods still work, unknown paths are still 404.
+  assert.equal((await app.request("/healthz", { method: "HEAD" })).status, 200);
+  assert.equal((await app.request("/v1/nothing", { method: "POST" })).status, 404);
+
+  const claim = JSON.stringify({ claim: "Sea level is rising" });
+  for (const type of ["text/plain", "application/x-www-form-urlencoded", undefined]) {
+    const headers: Record<string, string> = type ? { "content-type": type } : {};
+    const res = await app.request("/v1/check", { method: "POST", headers, body: claim });
+    assert.equal(res.status, 415, String(type));
+    assert.match(await errorOf(res), /must be JSON sent as Content-Type: application\/json/);
+  }
+  for (const type of ["application/json; charset=utf-8", "application/merge-patch+json"]) {
+    const res = await app.request("/v1/check", {
+      method: "POST",
+      headers: { "content-type": type },
+      body: claim,
+    });
+    assert.equal(res.status, 200, type);
+  }
+});
+
+test("error messages quote at most 200 characters of the request", async () => {
+  const long = "z".repeat(5000);
+  const quoted = (message: string) => Math.max(0, ...(message.match(/z+/g) ?? []).map((m) => m.length));
+  const messages = [
+    await errorOf(await post("/v1/check", { claim: "Sea level is rising", [long]: 1 })),
+    await errorOf(await post("/v1/verify", { claim: "Sea level is rising", abstract_id: "a1", [long]: 1 })),
+    await errorOf(await post("/v1/verify", { claim: "Sea level is rising", abstract_id: long })),
+    await errorOf(await app.request(`/v1/abstracts/${long}`)),
+    await errorOf(await app.request(`/${long}`)),
+    await errorOf(
+      await app.request("/v1/check", { method: "POST", headers: { "content-type": long }, body: "{}" }),
+    ),
+  ];
+  for (const m of messages) {
+    assert.ok(quoted(m) <= 200 && quoted(m) >= 190, `${quoted(m)}: ${m.slice(0, 80)}`);
+    assert.match(m, /… \(5\d{3} characters\)/);
+  }
+  assert.match(messages[0], /^body: unknown field "z{199}… \(5002 characters\)$/);
+});
+
+test("CORS is off by default; --cors ORIGIN allows that origin, preflight included", async () => {
+  const origin = "https://example.org";
+  const plain = await post("/v1/check", { claim: "Sea level is rising" });
+  assert.equal(plain.headers.get("access-control-allow-origin"), null);
+  const open = createApp(t.pipeline, { cors: origin, log: () => {} });
+  const res = await open.request("/v1/check", {
+    method: "POST",
+    headers: { origin, "content-type": "application/json" },
+    body: JSON.stringify({ claim: "Sea level is rising" }),
+  });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("access-control-allow-origin"), origin);
+  const preflight = await open.request("/v1/check", {
+    method: "OPTIONS",
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type",
+    },
+  });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get("access-control-allow-origin"), origin);
+  assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /content-type/i);
+});
+
+test("the OpenAPI document states the 5,000-character claim limit on every request", async () => {
+  const doc = JSON.parse(await (await app.request("/openapi.json")).text());
+  const s = doc.components.schemas;
+  for (const claim of [s.CheckRequest.properties.claim, s.NarrativesRequest.properties.claim])
+    assert.equal(claim.maxLength, 5000);
+  for (const alt of s.VerifyRequest.anyOf) assert.equal(alt.properties.claim.maxLength, 5000);
+  assert.match(s.CheckRequest.properties.claim.description, /at most 5000 characters/);
+  assert.equal(doc.paths["/v1/check"].post.responses["415"].description.length > 0, true);
+  assert.ok(doc.paths["/v1/check"].post.responses["405"]);
 });

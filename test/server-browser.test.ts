@@ -34,6 +34,16 @@ async function fixture(): Promise<Pipeline> {
   return {
     ...t.pipeline,
     async check(claim, options) {
+      if (claim.includes("$")) {
+        // An arXiv-style title with TeX markup, a DOI and an arXiv URL.
+        const r = await t.pipeline.check("Solar irradiance explains the warming since 1950", options);
+        Object.assign(r.evidence[0], {
+          title: "Warming of $0.5^{\\circ}$C and $CO_2$ at L\\'evy {\\it in situ}",
+          doi: "10.1/tex",
+          url: "https://arxiv.org/abs/0000.00001",
+        });
+        return { ...r, claim };
+      }
       if (!claim.includes("<")) return t.pipeline.check(claim, options);
       const r = await t.pipeline.check("Solar irradiance explains the warming since 1950", options);
       r.evidence[0].sentences[0] = `<img src=y onerror=alert(2)> ${XSS}`;
@@ -163,4 +173,58 @@ test("a permalink fills the claim box and runs the check", { skip, timeout: 120_
   assert.equal(await page.locator("#claim-echo").textContent(), claim);
   if (!REAL)
     assert.equal(await page.locator("#evidence > li.card").first().getAttribute("data-abstract-id"), "a2");
+});
+
+test("results are announced (aria-live) and focused; Ctrl+Enter submits; the permalink keeps k", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  await page.goto(server.url);
+  const claim = REAL ? "Sea level rise is accelerating." : "Sea level rise from thermal expansion";
+  await page.selectOption("#k", "3");
+  await page.fill("#claim", claim);
+  await page.press("#claim", "Control+Enter");
+  await page.waitForFunction(`!document.getElementById("result").hidden`, undefined, {
+    timeout: REAL ? 120_000 : 30_000,
+  });
+  const live = page.locator("#status");
+  assert.equal(await live.getAttribute("aria-live"), "polite");
+  assert.match(
+    (await live.textContent()) ?? "",
+    /^Result: \d+ abstracts, \d+ support, \d+ refute, \d+ not enough information\./,
+  );
+  assert.equal(await page.evaluate(`document.activeElement && document.activeElement.id`), "result");
+  const url = new URL(page.url());
+  assert.deepEqual([url.searchParams.get("claim"), url.searchParams.get("k")], [claim, "3"]);
+  assert.ok((await page.locator("#evidence > li.card").count()) <= 3);
+
+  // Opening the permalink restores k (also a k the menu lacks) and runs the check with it.
+  await page.goto(`${server.url}/?claim=${encodeURIComponent(claim)}&k=2`);
+  await page.waitForSelector("#evidence > li.card", { timeout: REAL ? 120_000 : 30_000 });
+  assert.equal(await page.inputValue("#k"), "2");
+  assert.equal(await page.locator("#evidence > li.card").count(), 2);
+  assert.equal(new URL(page.url()).searchParams.get("k"), "2");
+});
+
+test("the page names the corpus, has a favicon, and shows TeX-like titles readably, linked to the DOI", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  await page.goto(server.url);
+  await page.waitForSelector("#corpus:not([hidden])");
+  assert.match(
+    (await page.locator("#corpus").textContent()) ?? "",
+    REAL ? /Searching [\d,]+ abstracts/ : /^Searching 8 abstracts: corpus\.jsonl\.$/,
+  );
+  assert.equal(await page.locator('link[rel="icon"]').getAttribute("href"), "/favicon.svg");
+  const icon = await page.request.get(`${server.url}/favicon.svg`);
+  assert.equal(icon.status(), 200);
+  assert.match(icon.headers()["content-type"] ?? "", /image\/svg\+xml/);
+  if (REAL) return;
+  await checkClaim("A claim with $TeX$");
+  const title = page.locator("#evidence > li.card").first().locator(".card-title");
+  assert.equal(await title.textContent(), "Warming of 0.5°C and CO₂ at Lévy in situ");
+  assert.equal(await title.getAttribute("href"), "https://doi.org/10.1/tex");
+  const source = page.locator("#evidence > li.card").first().locator(".meta a.source-link");
+  assert.equal(await source.getAttribute("href"), "https://arxiv.org/abs/0000.00001");
 });

@@ -4,7 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { LABELS } from "../src/types.ts";
-import { openOnnxVerifier } from "../src/verification/backends/onnx.ts";
+import {
+  loadTransformers,
+  openOnnxVerifier,
+  TRANSFORMERS_PACKAGE,
+} from "../src/verification/backends/onnx.ts";
 import { aggregateSentences, classProbs, resolveLabelMap } from "../src/verification/backends/onnx-labels.ts";
 import { openVerifier, resolveVerifierConfig } from "../src/verification/config.ts";
 import { abstractSentences, type Verifier, type VerifyPair } from "../src/verification/verifier.ts";
@@ -171,6 +175,12 @@ function writeModel(dir: string, layout: "onnx" | "top" = "onnx"): string {
   return dir;
 }
 
+// The runtime is an optional package (not installed by `npm ci`; .ci/run installs it): without it, these are skipped.
+const runtime = await loadTransformers().then(
+  () => ({ skip: false }),
+  () => ({ skip: `${TRANSFORMERS_PACKAGE} is not installed (optional; see README, onnx backend)` }),
+);
+
 let root = "";
 let modelDir = "";
 before(() => {
@@ -197,7 +207,7 @@ async function verdicts(verifier: Verifier, pairs = PAIRS) {
   }
 }
 
-test("the tiny model's words decide: true supports, false refutes, neither is NEI", async () => {
+test("the tiny model's words decide: true supports, false refutes, neither is NEI", runtime, async () => {
   const v = await verdicts(await openOnnxVerifier({ modelDir }));
   assert.deepEqual(
     v.map((x) => [x.label, x.rationale]),
@@ -214,7 +224,7 @@ test("the tiny model's words decide: true supports, false refutes, neither is NE
   assert.equal(v[0].confidence, v[0].probs.supports);
 });
 
-test("a swapped label map swaps the verdicts; index keys work like names", async () => {
+test("a swapped label map swaps the verdicts; index keys work like names", runtime, async () => {
   const swapped = await verdicts(
     await openOnnxVerifier({
       modelDir,
@@ -234,7 +244,7 @@ test("a swapped label map swaps the verdicts; index keys work like names", async
   );
 });
 
-test("batching and sorting by length keep every verdict with its pair", async () => {
+test("batching and sorting by length keep every verdict with its pair", runtime, async () => {
   const many = Array.from({ length: 7 }, (_, i) => PAIRS[i % 3]);
   const small = await verdicts(await openOnnxVerifier({ modelDir, batchSize: 2 }), many);
   const big = await verdicts(await openOnnxVerifier({ modelDir, batchSize: 64 }), many);
@@ -245,7 +255,7 @@ test("batching and sorting by length keep every verdict with its pair", async ()
   );
 });
 
-test("abstract-level scoring and the Optimum folder layout", async () => {
+test("abstract-level scoring and the Optimum folder layout", runtime, async () => {
   const top = writeModel(join(root, "optimum-layout"), "top");
   const pairs: VerifyPair[] = [
     { claim: "Sea level rises", abstract: "", sentences: ["Sea level rises.", "It is true."] },
@@ -264,7 +274,7 @@ test("abstract-level scoring and the Optimum folder layout", async () => {
   );
 });
 
-test("the onnx backend keeps the verifier contract, chosen through the config", async () => {
+test("the onnx backend keeps the verifier contract, chosen through the config", runtime, async () => {
   const file = join(root, "verifier.json");
   writeFileSync(file, JSON.stringify({ verification: { backend: "onnx", modelDir, batchSize: 4 } }));
   const verifier = await openVerifier(await resolveVerifierConfig({ config: file, backend: "onnx" }));
@@ -289,6 +299,17 @@ test("the onnx backend keeps the verifier contract, chosen through the config", 
   assert.deepEqual(await verifier.verify(pairs[1].claim, { abstract: pairs[1].abstract }), v[1]);
   assert.deepEqual(await verifier.verifyPairs([]), []);
   await verifier.close();
+});
+
+test("without the optional package the backend names it and how to install it", async () => {
+  await assert.rejects(loadTransformers("@climatecheck/no-such-package"), (e: Error) => {
+    assert.match(
+      e.message,
+      /needs the optional package @climatecheck\/no-such-package, which is not installed/,
+    );
+    assert.match(e.message, /npm install --no-save @climatecheck\/no-such-package@4\.3\.1/);
+    return true;
+  });
 });
 
 test("label maps: MNLI defaults, every class mapped, typos and unknown names refused", () => {

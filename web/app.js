@@ -1,5 +1,6 @@
 // The ClimateCheck page: posts the claim to /v1/check and renders the CheckResult. Every text that comes from a
 // claim or an abstract goes into the page through textContent (el() below), never as markup.
+import { readableTex } from "./tex.js";
 
 const $ = (id) => document.getElementById(id);
 const form = $("check-form");
@@ -8,6 +9,7 @@ const kBox = $("k");
 const submit = $("submit");
 const status = $("status");
 const permalink = $("permalink");
+const resultBox = $("result");
 
 const LABEL_CLASS = { Supports: "supports", Refutes: "refutes", "Not Enough Information": "nei" };
 const pct = (x) => `${Math.round(x * 100)}%`;
@@ -66,8 +68,10 @@ function renderCard(e) {
   // the three probabilities are in the meta line of every card.
   const badge = kind === "nei" ? e.label : `${e.label} ${pct(e.confidence)}`;
   head.append(el("span", "rank", `#${e.rank}`), el("span", `badge ${kind}`, badge));
-  const href = e.url ? safeUrl(e.url) : undefined;
-  const title = el(href ? "a" : "span", "card-title", e.title ?? "(untitled)");
+  // The title links to the published version (DOI) when there is one, else to the corpus URL (arXiv).
+  const doiUrl = e.doi ? safeUrl(`https://doi.org/${e.doi}`) : undefined;
+  const href = doiUrl ?? (e.url ? safeUrl(e.url) : undefined);
+  const title = el(href ? "a" : "span", "card-title", e.title ? readableTex(e.title) : "(untitled)");
   if (href) {
     title.href = href;
     title.target = "_blank";
@@ -85,9 +89,19 @@ function renderCard(e) {
   const rationale = new Set(e.rationale_indices);
   e.sentences.forEach((s, i) => {
     if (i > 0) abstract.append(" ");
-    abstract.append(rationale.has(i) ? el("mark", "rationale", s) : el("span", "sentence", s));
+    const text = readableTex(s);
+    abstract.append(rationale.has(i) ? el("mark", "rationale", text) : el("span", "sentence", text));
   });
-  card.append(head, el("div", "meta", meta.filter(Boolean).join(" · ")), abstract);
+  const metaLine = el("div", "meta", meta.filter(Boolean).join(" · "));
+  const pageUrl = e.url ? safeUrl(e.url) : undefined;
+  if (pageUrl && pageUrl !== href) {
+    const link = el("a", "source-link", new URL(pageUrl).hostname);
+    link.href = pageUrl;
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+    metaLine.append(" · ", link);
+  }
+  card.append(head, metaLine, abstract);
   return card;
 }
 
@@ -102,10 +116,11 @@ function render(r) {
   $("result").hidden = false;
 }
 
-function setPermalink(claim) {
+function setPermalink(claim, k) {
   const url = new URL(window.location.href);
   url.search = "";
   url.searchParams.set("claim", claim);
+  url.searchParams.set("k", String(k));
   permalink.href = url.pathname + url.search;
   permalink.hidden = false;
   window.history.replaceState(null, "", permalink.href);
@@ -116,16 +131,20 @@ async function check(claim) {
   status.className = "";
   status.textContent = "Checking…";
   try {
+    const k = Number(kBox.value);
     const res = await fetch("/v1/check", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ claim, k: Number(kBox.value) }),
+      body: JSON.stringify({ claim, k }),
     });
     const body = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
     if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
     render(body);
-    setPermalink(claim);
-    status.textContent = "";
+    setPermalink(claim, k);
+    // Said by screen readers (the status line is aria-live); focus moves to the result for keyboard users.
+    const s = body.summary;
+    status.textContent = `Result: ${body.evidence.length} abstracts, ${s.supports} support, ${s.refutes} refute, ${s.nei} not enough information. ${s.text}`;
+    resultBox.focus();
   } catch (err) {
     status.className = "error";
     status.textContent = `Could not check the claim: ${err.message}`;
@@ -133,6 +152,14 @@ async function check(claim) {
     submit.disabled = false;
   }
 }
+
+// Ctrl+Enter (Cmd+Enter on a Mac) in the claim box submits, as Enter would in a one-line field.
+claimBox.addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+    ev.preventDefault();
+    form.requestSubmit();
+  }
+});
 
 form.addEventListener("submit", (ev) => {
   ev.preventDefault();
@@ -147,8 +174,31 @@ for (const b of document.querySelectorAll(".example")) {
   });
 }
 
-// A permalink (/?claim=...) fills the box and runs the check.
-const initial = new URL(window.location.href).searchParams.get("claim");
+/** What is searched: the corpus and, for the built-in demo corpus, how to load the real one (from /healthz). */
+async function showCorpus() {
+  try {
+    const res = await fetch("/healthz");
+    if (!res.ok) return;
+    const { corpus } = await res.json();
+    if (!corpus) return;
+    const box = $("corpus");
+    box.textContent = `Searching ${corpus.abstracts.toLocaleString("en")} abstracts: ${corpus.name}.`;
+    if (corpus.note) box.append(" ", el("span", "corpus-note", `Note: ${corpus.note}.`));
+    box.hidden = false;
+  } catch {
+    // The page works without it.
+  }
+}
+showCorpus();
+
+// A permalink (/?claim=...&k=...) fills the box (and the number of abstracts) and runs the check.
+const params = new URL(window.location.href).searchParams;
+const initial = params.get("claim");
+const initialK = params.get("k");
+if (initialK && /^\d+$/.test(initialK) && Number(initialK) >= 1 && Number(initialK) <= 50) {
+  if (![...kBox.options].some((o) => o.value === initialK)) kBox.append(new Option(initialK, initialK));
+  kBox.value = initialK;
+}
 if (initial) {
   claimBox.value = initial;
   check(initial);

@@ -1,17 +1,37 @@
 #!/usr/bin/env node
 /** The `climatecheck` command. Each subcommand lives in its own module under src/cli/commands. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Command } from "commander";
 import { DataError } from "../data/errors.ts";
+import { PACKAGE_ROOT } from "../data/paths.ts";
 import { registerCommands } from "./commands/index.ts";
+
+const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
+  version: string;
+};
 
 const program = new Command()
   .name("climatecheck")
   .description("Check climate-related claims against the scientific literature (ClimateCheck 2026).")
-  .showHelpAfterError()
-  // Usage errors exit 2, like bad input files.
-  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  .version(version, "-V, --version", "print the version");
 
 registerCommands(program);
+
+/** Every command, subcommands of subcommands too. */
+const walk = (c: Command): Command[] => [c, ...c.commands.flatMap(walk)];
+
+// A usage error is one line naming the command, then that command's usage (not the whole help); exit 2.
+for (const c of walk(program)) {
+  const names: string[] = [];
+  for (let at: Command | null = c; at; at = at.parent) names.unshift(at.name());
+  const path = names.join(" ");
+  c.configureOutput({
+    outputError: (text, write) => write(`${path}: ${text.replace(/^error: /, "")}`),
+  })
+    .showHelpAfterError(`Usage: ${path} ${c.usage()}\nRun "${path} --help" for the options.`)
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+}
 
 try {
   await program.parseAsync(process.argv);

@@ -14,11 +14,14 @@ export async function countLines(path: string): Promise<number | undefined> {
     const raw = createReadStream(path);
     const stream = gzip ? raw.pipe(createGunzip()) : raw;
     let lines = 0;
+    let last = 10;
     for await (const chunk of stream) {
       const buf = chunk as Buffer;
       for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) lines++;
+      if (buf.length) last = buf[buf.length - 1];
     }
-    return lines + 1;
+    // A last line without a newline counts too.
+    return last === 10 ? lines : lines + 1;
   } catch {
     // The reader reports unreadable files properly; the bar just goes without a total.
     return undefined;

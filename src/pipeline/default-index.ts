@@ -1,20 +1,26 @@
 /**
- * The default index (homeDir()/index/default), built on first use from the corpora at hand: the corpus named by
- * $CLIMATECHECK_CORPUS, else the SciFact abstracts and the Climate-FEVER evidence sentences of the training data,
- * ingested one after the other into one index. It is built in a `.partial` folder (ingest resumes there after an
- * interruption) and renamed into place when complete, so the default index is either whole or absent; a lock
- * file keeps two processes from building it at once.
+ * The default index (homeDir()/index/default), built on first use from the corpus named by $CLIMATECHECK_CORPUS,
+ * else from the built-in corpus shipped in the package (src/data/builtin-corpus.ts), so it builds on any machine,
+ * offline. The training sets are never the default corpus. It is built in a `.partial` folder (ingest resumes
+ * there after an interruption) and renamed into place when complete, so the default index is either whole or
+ * absent; a lock file keeps two processes from building it at once.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { BUILTIN_CORPUS, isBuiltinOnly } from "../data/builtin-corpus.ts";
 import type { CorpusFormat } from "../data/climatecheck.ts";
+import { readCorpus } from "../data/climatecheck.ts";
 import { DataError } from "../data/errors.ts";
-import { homeDir, trainingDataDir, trainingFiles } from "../data/paths.ts";
+import { cacheDir, homeDir, trainingFiles } from "../data/paths.ts";
+import { USE_LITE_DIM, USE_LITE_NAME } from "../encoders/use-lite-model.ts";
+import { cacheKey, openVectorCache } from "../encoders/vector-cache.ts";
 import { countLines } from "../index/count-lines.ts";
+import { titleAndLead } from "../index/embed-text.ts";
 import { type IngestProgress, ingest, type VectorSpec } from "../index/ingest.ts";
-import { hasOtherSchema } from "../index/schema.ts";
-import { openEncoders } from "../retrieval/encoders.ts";
+import { hasOtherSchema, readManifest } from "../index/schema.ts";
+import { openEncoders, USE_LEAD_CHARS } from "../retrieval/encoders.ts";
 
 export const defaultIndexDir = (): string => join(homeDir(), "index", "default");
 
@@ -39,7 +45,7 @@ export interface DefaultIndexOptions {
   openVectors?: () => Promise<{ specs: VectorSpec[]; close(): Promise<void> }>;
 }
 
-/** $CLIMATECHECK_CORPUS, else whichever of SciFact and Climate-FEVER exist under trainingDataDir(). */
+/** $CLIMATECHECK_CORPUS, else the built-in corpus. */
 export function defaultCorpora(): CorpusSource[] {
   const fromEnv = process.env.CLIMATECHECK_CORPUS;
   if (fromEnv) {
@@ -47,18 +53,62 @@ export function defaultCorpora(): CorpusSource[] {
       throw new DataError(fromEnv, "CLIMATECHECK_CORPUS names a file that does not exist");
     return [{ path: resolve(fromEnv), format: "auto" }];
   }
-  const f = trainingFiles();
-  const found: CorpusSource[] = [
-    { path: f.scifactCorpus, format: "scifact" as const },
-    { path: f.climateFever, format: "climate-fever" as const },
-  ].filter((c) => existsSync(c.path));
-  if (found.length === 0) {
-    throw new DataError(
-      trainingDataDir(),
-      "no corpus for the default index: set CLIMATECHECK_CORPUS to a corpus file, or CLIMATECHECK_DATA to the training data",
-    );
+  return [{ path: BUILTIN_CORPUS.path, format: "climatecheck" }];
+}
+
+/**
+ * Whether an existing default index is to be built again: one an older version built from the training sets
+ * (SciFact, Climate-FEVER), or the built-in corpus alone once $CLIMATECHECK_CORPUS names another corpus. An index
+ * the user ingested into the default folder is kept as it is.
+ */
+function outdated(dir: string, corpora: CorpusSource[]): boolean {
+  let sources: { path: string; fingerprint: string }[];
+  try {
+    sources = readManifest(dir).sources;
+  } catch {
+    return false; // opening it reports what is wrong
   }
-  return found;
+  const f = trainingFiles();
+  const training = [f.scifactCorpus, f.climateFever].map((p) => p.split(/[\\/]/).slice(-2).join("/"));
+  const fromTraining = (p: string) => training.includes(p.split(/[\\/]/).slice(-2).join("/"));
+  if (sources.length > 0 && sources.every((s) => fromTraining(s.path))) return true;
+  return isBuiltinOnly(sources) && corpora.some((c) => c.path !== BUILTIN_CORPUS.path);
+}
+
+/** The built-in corpus as ingest embeds it for USE-lite: each abstract's recipe text, in file order. */
+export async function builtinUseTexts(): Promise<string[]> {
+  const recipe = titleAndLead(USE_LEAD_CHARS);
+  const texts: string[] = [];
+  for await (const { abstract: a } of readCorpus(BUILTIN_CORPUS.path, { format: "climatecheck" }))
+    texts.push(recipe.text({ id: a.id, title: a.title, abstract: a.abstract, sentences: [] }));
+  return texts;
+}
+
+/**
+ * Puts the shipped USE-lite vectors of the built-in corpus into the vector cache, so its first ingest embeds
+ * nothing (USE-lite is not even loaded). Skipped when the model or the text recipe differ from the recorded ones.
+ */
+export async function seedBuiltinVectors(dir = join(cacheDir(), "use-lite")): Promise<number> {
+  const v = BUILTIN_CORPUS.vectors;
+  if (v.model !== USE_LITE_NAME || v.dim !== USE_LITE_DIM || v.recipe !== titleAndLead(USE_LEAD_CHARS).spec)
+    return 0;
+  if (!existsSync(v.path)) return 0;
+  const raw = gunzipSync(await readFile(v.path));
+  const flat = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const texts = await builtinUseTexts();
+  if (flat.length !== texts.length * v.dim) return 0;
+  const cache = openVectorCache(dir, USE_LITE_NAME, USE_LITE_DIM);
+  try {
+    const keys = texts.map((t) => cacheKey(USE_LITE_NAME, t));
+    const have = cache.getMany(keys);
+    const entries = keys
+      .map((key, i) => ({ key, vector: flat.slice(i * v.dim, (i + 1) * v.dim) }))
+      .filter((_, i) => !have[i]);
+    if (entries.length) cache.putMany(entries);
+    return entries.length;
+  } finally {
+    cache.close();
+  }
 }
 
 const alive = (pid: number) => {
@@ -94,24 +144,34 @@ export async function ensureDefaultIndex(
   const dir = resolve(options.dir ?? defaultIndexDir());
   // One built by an older version is ours to rebuild (opening it would fail on its schema version).
   if (hasOtherSchema(dir)) await rm(dir, { recursive: true, force: true });
-  if (existsSync(dir)) return dir;
   const corpora = options.corpora ?? defaultCorpora();
+  if (existsSync(dir) && outdated(dir, corpora)) await rm(dir, { recursive: true, force: true });
+  if (existsSync(dir)) return dir;
   await mkdir(dirname(dir), { recursive: true });
   const lockFile = `${dir}.lock`;
   if (!(await lock(lockFile, dir))) return dir;
   try {
     const partial = `${dir}.partial`;
+    const totals = onProgress ? await Promise.all(corpora.map((c) => countLines(c.path))) : [];
+    const at = (i: number) => ({
+      corpus: corpora[i].path,
+      step: i + 1,
+      steps: corpora.length,
+      total: totals[i],
+    });
+    // Said before the encoders load (seconds; the word vectors are converted on the very first run).
+    onProgress?.({ line: 0, added: 0, skipped: 0, alreadyIndexed: 0, phase: "read", ...at(0) });
+    if (!options.openVectors && corpora.some((c) => c.path === BUILTIN_CORPUS.path))
+      await seedBuiltinVectors();
     const vectors = await (options.openVectors ?? (() => openEncoders({ workers: 2 })))();
     try {
       for (const [i, c] of corpora.entries()) {
-        const total = onProgress ? await countLines(c.path) : undefined;
         await ingest(c.path, partial, {
           format: c.format,
           vectors: vectors.specs,
           // Rows without an id or text are skipped, as `climatecheck ingest` does; the rest is indexed.
           onSkip: () => {},
-          onProgress: (p) =>
-            onProgress?.({ ...p, corpus: c.path, step: i + 1, steps: corpora.length, total }),
+          onProgress: (p) => onProgress?.({ ...p, ...at(i) }),
         });
       }
     } finally {

@@ -6,15 +6,17 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import { corpusOf } from "../data/builtin-corpus.ts";
 import { DataError } from "../data/errors.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
 import { createGate } from "./gate.ts";
 import { memoryReport, watchGc } from "./memory.ts";
 import { openApiDocument } from "./openapi.ts";
-import { CheckRequest, describeIssue, NarrativesRequest, VerifyRequest } from "./schemas.ts";
-import { CSP, WEB_DIR, webFile } from "./web.ts";
+import { CheckRequest, describeIssue, echo, NarrativesRequest, VerifyRequest } from "./schemas.ts";
+import { CSP, WEB_DIR, WEB_PATHS, webFile } from "./web.ts";
 
 export interface RequestLog {
   time: string;
@@ -37,7 +39,23 @@ export interface AppOptions {
   log?: (entry: RequestLog) => void;
   webDir?: string;
   version?: string;
+  /** Origin allowed to call the API from a browser (`*` for any); none by default (same-origin only). */
+  cors?: string;
 }
+
+/** The API's routes and their methods: any other method on these paths gets 405 with `Allow`. */
+const API_METHODS: [string, string][] = [
+  ["/v1/check", "POST"],
+  ["/v1/verify", "POST"],
+  ["/v1/narratives", "POST"],
+  ["/v1/abstracts/:id", "GET, HEAD"],
+  ["/healthz", "GET, HEAD"],
+  ["/openapi.json", "GET, HEAD"],
+];
+
+/** A JSON media type: application/json or a +json type, with any parameters (charset). */
+const isJson = (contentType: string | null) =>
+  contentType !== null && /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(contentType.trim());
 
 class HttpError extends Error {
   constructor(
@@ -57,6 +75,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
   const maxBody = options.maxBodyBytes ?? 64 * 1024;
   const log = options.log ?? stderrLog;
   const doc = openApiDocument(options.version ?? "0.1.0");
+  const corpus = corpusOf(pipeline.indexDir, pipeline.abstracts);
   const app = new Hono();
   watchGc();
 
@@ -78,7 +97,10 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
     process.stderr.write(`${JSON.stringify({ level: "error", path: c.req.path, error: String(err) })}\n`);
     return c.json({ error: "internal error" }, 500);
   });
-  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${echo(c.req.path)}` }, 404));
+
+  // Cross-origin calls only when asked for (--cors); the preflight is answered here, before routing.
+  if (options.cors) app.use("*", cors({ origin: options.cors }));
 
   app.use(
     "/v1/*",
@@ -89,6 +111,12 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
   );
 
   async function body<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T>> {
+    const type = req.headers.get("content-type");
+    if (!isJson(type))
+      throw new HttpError(
+        415,
+        `request body must be JSON sent as Content-Type: application/json${type ? `, not ${echo(type)}` : ""}`,
+      );
     let value: unknown;
     try {
       value = JSON.parse(await req.text());
@@ -137,7 +165,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
     const req = await body(c.req.raw, VerifyRequest);
     if ("abstract_id" in req) {
       if (!pipeline.abstract(req.abstract_id))
-        throw new HttpError(404, `no abstract "${req.abstract_id}" in the index`);
+        throw new HttpError(404, `no abstract "${echo(req.abstract_id)}" in the index`);
       return c.json(await gated(() => pipeline.verify(req.claim, req.abstract_id)));
     }
     return c.json(
@@ -148,7 +176,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
   app.get("/v1/abstracts/:id", (c) => {
     const id = c.req.param("id");
     const found = pipeline.abstract(id);
-    if (!found) throw new HttpError(404, `no abstract "${id}" in the index`);
+    if (!found) throw new HttpError(404, `no abstract "${echo(id)}" in the index`);
     return c.json(found);
   });
 
@@ -160,14 +188,23 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       retrieval: pipeline.retrieval,
       in_flight: gate.inFlight,
       pid: process.pid,
+      corpus,
       memory: memoryReport(),
     }),
   );
   app.get("/openapi.json", (c) => c.json(doc));
 
+  const notAllowed = (path: string, allow: string) =>
+    app.all(path, (c) =>
+      c.json({ error: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}` }, 405, {
+        Allow: allow,
+      }),
+    );
+  for (const [path, allow] of API_METHODS) notAllowed(path, allow);
+
   app.get("*", async (c) => {
     const file = await webFile(c.req.path, options.webDir ?? WEB_DIR);
-    if (!file) return c.json({ error: `no route GET ${c.req.path}` }, 404);
+    if (!file) return c.json({ error: `no route GET ${echo(c.req.path)}` }, 404);
     return c.body(file.body, 200, {
       "content-type": file.type,
       "content-security-policy": CSP,
@@ -175,6 +212,9 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       "cache-control": "no-cache",
     });
   });
+
+  // After the GET route above, so only other methods reach these.
+  for (const path of WEB_PATHS) notAllowed(path, "GET, HEAD");
 
   return app;
 }

@@ -30,7 +30,12 @@ const error = (description: string) => ({ description, content: json("Error") })
 /** Answers every POST route can give besides 200. */
 const POST_ERRORS = {
   "400": error("Invalid input: not JSON, a missing or wrong field, an empty claim. `error` says which."),
+  "405": {
+    ...error("Another method than POST; `Allow` names the one allowed."),
+    headers: { Allow: { schema: { type: "string" } } },
+  },
   "413": error("Body larger than the limit (64 KB by default)."),
+  "415": error("The body is not sent as `Content-Type: application/json`."),
   "503": {
     ...error("Too many requests in flight; retry after the `Retry-After` seconds."),
     headers: { "Retry-After": { schema: { type: "integer" } } },

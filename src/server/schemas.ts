@@ -3,11 +3,19 @@
  * too) into the OpenAPI document, so the document cannot drift from what the server accepts and returns.
  */
 import { z } from "zod";
+import type { CorpusInfo } from "../data/builtin-corpus.ts";
 import { DEFAULT_K, MAX_K } from "../pipeline/pipeline.ts";
 import type { AbstractRecord, CheckResult, NarrativeHit, PairVerdict } from "../pipeline/result.ts";
 import { MAX_CLAIM_CHARS } from "../retrieval/retriever.ts";
 import { LABELS } from "../types.ts";
 import type { MemoryReport } from "./memory.ts";
+
+/** Most characters of a request's own text (a field name, an id, a path) that an error message repeats. */
+export const MAX_ECHO_CHARS = 200;
+
+/** User input as an error message quotes it: at most MAX_ECHO_CHARS characters, then how long it was. */
+export const echo = (s: string): string =>
+  s.length <= MAX_ECHO_CHARS ? s : `${s.slice(0, MAX_ECHO_CHARS)}… (${s.length} characters)`;
 
 /** Longest abstract text accepted by /v1/verify (the body limit is the other bound). */
 export const MAX_ABSTRACT_CHARS = 20_000;
@@ -17,7 +25,7 @@ const Claim = z
   .trim()
   .min(1, "claim is empty")
   .max(MAX_CLAIM_CHARS, `claim is longer than ${MAX_CLAIM_CHARS} characters`)
-  .describe("The claim to check: one or two sentences.");
+  .describe(`The claim to check: one or two sentences, at most ${MAX_CLAIM_CHARS} characters.`);
 
 export const CheckRequest = z.strictObject({
   claim: Claim,
@@ -131,6 +139,14 @@ export const HealthResponse = z.strictObject({
   in_flight: z.number().int(),
   /** The process that answered (with `serve --workers N`, each worker has its own). */
   pid: z.number().int(),
+  corpus: z
+    .strictObject({
+      name: z.string(),
+      abstracts: z.number().int(),
+      builtin: z.boolean(),
+      note: z.string().nullable(),
+    })
+    .describe("What the index holds; for the built-in demo corpus, `note` says how to load the real one."),
   memory: z.strictObject({
     rss_mb: z.number(),
     heap_used_mb: z.number(),
@@ -152,13 +168,20 @@ const same: [
   Same<z.infer<typeof NarrativeHitSchema>, NarrativeHit>,
   Same<z.infer<typeof AbstractRecordSchema>, AbstractRecord>,
   Same<z.infer<typeof HealthResponse>["memory"], MemoryReport>,
-] = [true, true, true, true, true];
+  Same<z.infer<typeof HealthResponse>["corpus"], CorpusInfo>,
+] = [true, true, true, true, true, true];
 void same;
 
-/** The first problem of a failed parse as one line: `field: message`. */
+/** The first problem of a failed parse as one line: `field: message`, quoting at most MAX_ECHO_CHARS of input. */
 export function describeIssue(error: z.ZodError, body: unknown): string {
   const issue = error.issues[0];
   if (!issue) return "invalid request";
+  const where = (path: PropertyKey[]) => echo(path.map(String).join(".")) || "body";
+  // zod's own message for unknown keys repeats them whole.
+  const say = (i: z.core.$ZodIssue) =>
+    i.code === "unrecognized_keys"
+      ? `${where(i.path)}: unknown field ${echo(i.keys.map((k) => `"${k}"`).join(", "))}`
+      : `${where(i.path)}: ${i.message}`;
   if (issue.code === "invalid_union") {
     // /v1/verify: say what is missing rather than list both alternatives' failures.
     const o = (body ?? {}) as Record<string, unknown>;
@@ -167,7 +190,7 @@ export function describeIssue(error: z.ZodError, body: unknown): string {
     if ("abstract_id" in o && "abstract" in o) return "give abstract_id or abstract, not both";
     const inner = issue.errors.find((errs) => errs.some((e) => e.path[0] !== "abstract" || "abstract" in o));
     const first = inner?.[0];
-    if (first) return `${first.path.join(".") || "body"}: ${first.message}`;
+    if (first) return say(first);
   }
-  return `${issue.path.join(".") || "body"}: ${issue.message}`;
+  return say(issue);
 }

@@ -1,4 +1,4 @@
-/** The web page's files, read from web/ on each request (three small files; no build step, no CDN). */
+/** The web page's files, read from web/ on each request (a few small files; no build step, no CDN). */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../data/paths.ts";
@@ -9,8 +9,13 @@ export const WEB_DIR = join(PACKAGE_ROOT, "web");
 const FILES: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "/tex.js": { file: "tex.js", type: "text/javascript; charset=utf-8" },
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
+  "/favicon.svg": { file: "favicon.svg", type: "image/svg+xml" },
 };
+
+/** The page's paths (other methods on them get 405). */
+export const WEB_PATHS = Object.keys(FILES);
 
 /**
  * The page only loads its own script and style and only calls its own API; even if some text slipped into the

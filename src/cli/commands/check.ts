@@ -48,10 +48,10 @@ export function register(program: Command): void {
     .option("--json", "print the result as one JSON object (see README, CheckResult)")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
     .option("--fast", "no sentence encoder for narratives, no re-ranker")
-    .action(async (claim: string, opts: CheckOptions) => {
+    .action(async (claim: string, opts: CheckOptions, cmd: Command) => {
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k < 1 || k > MAX_K)
-        program.error(`--k must be a whole number from 1 to ${MAX_K}`);
+        cmd.error(`--k must be a whole number from 1 to ${MAX_K}`);
       if (claim.trim() === "") throw new DataError("claim", "claim is empty");
       const verifier = await resolveVerifierConfig(opts);
       const index = await indexWithProgress(opts.index);

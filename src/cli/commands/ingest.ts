@@ -1,11 +1,25 @@
 /** `climatecheck ingest CORPUS`: builds or extends (resumably) the retrieval index. */
-import cliProgress from "cli-progress";
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { BUILTIN_CORPUS, isBuiltinOnly } from "../../data/builtin-corpus.ts";
 import type { CorpusFormat } from "../../data/climatecheck.ts";
 import { countLines } from "../../index/count-lines.ts";
 import { ingest } from "../../index/ingest.ts";
+import { FILES, readManifest } from "../../index/schema.ts";
 import { defaultIndexDir } from "../../pipeline/default-index.ts";
 import { openEncoders } from "../../retrieval/encoders.ts";
+import { ingestReporter } from "../index-progress.ts";
+
+/** Another corpus ingested into an index that holds only the built-in demo corpus replaces it (not mixed in). */
+async function replaceBuiltin(index: string, corpus: string): Promise<void> {
+  if (!existsSync(corpus) || resolve(corpus) === BUILTIN_CORPUS.path) return;
+  if (!existsSync(join(index, FILES.manifest))) return;
+  if (!isBuiltinOnly(readManifest(index).sources)) return;
+  process.stderr.write(`${index} holds the built-in demo corpus; replacing it with ${corpus}\n`);
+  await rm(index, { recursive: true, force: true });
+}
 
 export function register(program: Command): void {
   program
@@ -19,45 +33,36 @@ export function register(program: Command): void {
     )
     .option("--format <format>", "auto | climatecheck | scifact | climate-fever", "auto")
     .option("--no-vectors", "BM25 only (fast; retrieval is then lexical)")
-    .action(async (corpus: string, opts: { index: string; format: CorpusFormat; vectors: boolean }) => {
-      const formats = ["auto", "climatecheck", "scifact", "climate-fever"];
-      if (!formats.includes(opts.format)) program.error(`--format must be one of ${formats.join(", ")}`);
-      const enc = opts.vectors ? await openEncoders({ workers: 2 }) : undefined;
-      const tty = process.stderr.isTTY === true;
-      const total = tty ? await countLines(corpus) : undefined;
-      const bar = tty
-        ? new cliProgress.SingleBar(
-            {
-              format:
-                "ingest |{bar}| {percentage}% line {value}/{total} · {added} added · {rate}/s · ETA {eta_formatted}",
-              stream: process.stderr,
-              etaBuffer: 200,
-            },
-            cliProgress.Presets.shades_classic,
-          )
-        : undefined;
-      const started = Date.now();
-      bar?.start(total ?? 0, 0, { added: 0, rate: "0" });
-      const skips: string[] = [];
-      try {
-        const r = await ingest(corpus, opts.index, {
-          format: opts.format,
-          vectors: enc?.specs ?? [],
-          onSkip: (line, reason) => skips.push(`line ${line}: ${reason}`),
-          onProgress: (p) => {
-            const rate = (p.added / Math.max((Date.now() - started) / 1000, 1e-3)).toFixed(0);
-            bar?.update(p.line, { added: p.added, rate });
-          },
-        });
-        bar?.stop();
-        for (const s of skips.slice(0, 20)) process.stderr.write(`skipped ${corpus} ${s}\n`);
-        if (skips.length > 20) process.stderr.write(`... and ${skips.length - 20} more skipped rows\n`);
-        process.stderr.write(
-          `${r.resumed ? "resumed" : "built"} ${r.dir}: ${r.added} added, ${r.alreadyIndexed} already indexed, ${r.skipped} skipped, ${r.total} abstracts in the index (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
-        );
-      } finally {
-        bar?.stop();
-        await enc?.close();
-      }
-    });
+    .action(
+      async (
+        corpus: string,
+        opts: { index: string; format: CorpusFormat; vectors: boolean },
+        cmd: Command,
+      ) => {
+        const formats = ["auto", "climatecheck", "scifact", "climate-fever"];
+        if (!formats.includes(opts.format)) cmd.error(`--format must be one of ${formats.join(", ")}`);
+        const enc = opts.vectors ? await openEncoders({ workers: 2 }) : undefined;
+        await replaceBuiltin(opts.index, corpus);
+        const started = Date.now();
+        const progress = ingestReporter("ingest", await countLines(corpus));
+        const skips: string[] = [];
+        try {
+          const r = await ingest(corpus, opts.index, {
+            format: opts.format,
+            vectors: enc?.specs ?? [],
+            onSkip: (line, reason) => skips.push(`line ${line}: ${reason}`),
+            onProgress: (p) => progress.update(p.line, p.added),
+          });
+          progress.stop();
+          for (const s of skips.slice(0, 20)) process.stderr.write(`skipped ${corpus} ${s}\n`);
+          if (skips.length > 20) process.stderr.write(`... and ${skips.length - 20} more skipped rows\n`);
+          process.stderr.write(
+            `${r.resumed ? "resumed" : "built"} ${r.dir}: ${r.added} added, ${r.alreadyIndexed} already indexed, ${r.skipped} skipped, ${r.total} abstracts in the index (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+          );
+        } finally {
+          progress.stop();
+          await enc?.close();
+        }
+      },
+    );
 }

@@ -18,17 +18,19 @@ export function register(program: Command): void {
     .option("--model <file>", "re-ranker model (default: the shipped one)")
     .option("--no-rerank", "stage 1 only (BM25 + dense fusion)")
     .action(
-      async (opts: {
-        claims: string;
-        index?: string;
-        out: string;
-        k: string;
-        model?: string;
-        rerank: boolean;
-      }) => {
+      async (
+        opts: {
+          claims: string;
+          index?: string;
+          out: string;
+          k: string;
+          model?: string;
+          rerank: boolean;
+        },
+        cmd: Command,
+      ) => {
         const k = Number(opts.k);
-        if (!Number.isInteger(k) || k < 1 || k > 1000)
-          program.error("--k must be a whole number from 1 to 1000");
+        if (!Number.isInteger(k) || k < 1 || k > 1000) cmd.error("--k must be a whole number from 1 to 1000");
         const claims = await readClaims(opts.claims);
         const ok: Claim[] = [];
         for (const c of claims) {

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
+import { corpusOf } from "../../data/builtin-corpus.ts";
 import { openPipeline } from "../../pipeline/pipeline.ts";
 import { isClusterWorker, reportListening, runPrimary } from "../../server/cluster.ts";
 import { startServer } from "../../server/start.ts";
@@ -19,7 +20,18 @@ interface ServeOptions extends VerifierFlags {
   maxInFlight: string;
   timeout: string;
   workers: string;
+  cors?: string;
 }
+
+/** `*`, or one origin as a browser sends it (scheme://host[:port], no path). */
+const validOrigin = (v: string) => {
+  if (v === "*") return true;
+  try {
+    return new URL(v).origin === v;
+  } catch {
+    return false;
+  }
+};
 
 /** Two processes use a laptop's cores without doubling memory more than once (each holds index and models). */
 const DEFAULT_WORKERS = String(Math.min(2, availableParallelism()));
@@ -43,15 +55,18 @@ export function register(program: Command): void {
     .option("--max-in-flight <n>", "requests doing pipeline work at once; more get 503", "4")
     .option("--timeout <ms>", "request timeout in milliseconds (504)", "30000")
     .option("--workers <n>", "server processes sharing the port, one core each", DEFAULT_WORKERS)
-    .action(async (opts: ServeOptions) => {
+    .option("--cors <origin>", "let pages from this origin (or * for any) call the API; off by default")
+    .action(async (opts: ServeOptions, cmd: Command) => {
       const port = whole(opts.port, 0, 65535);
       const maxInFlight = whole(opts.maxInFlight, 1, 1000);
       const timeoutMs = whole(opts.timeout, 1, 3_600_000);
       const workers = whole(opts.workers, 1, 64);
-      if (port === undefined) program.error("--port must be a whole number from 0 to 65535");
-      if (maxInFlight === undefined) program.error("--max-in-flight must be a whole number from 1 to 1000");
-      if (timeoutMs === undefined) program.error("--timeout must be a whole number of milliseconds");
-      if (workers === undefined) program.error("--workers must be a whole number from 1 to 64");
+      if (port === undefined) cmd.error("--port must be a whole number from 0 to 65535");
+      if (maxInFlight === undefined) cmd.error("--max-in-flight must be a whole number from 1 to 1000");
+      if (timeoutMs === undefined) cmd.error("--timeout must be a whole number of milliseconds");
+      if (workers === undefined) cmd.error("--workers must be a whole number from 1 to 64");
+      if (opts.cors !== undefined && !validOrigin(opts.cors))
+        cmd.error("--cors must be * or an origin such as https://example.org (no path)");
       const verifier = await resolveVerifierConfig(opts);
       // The primary builds the default index (with its progress bar) before the workers open it.
       const index = await indexWithProgress(opts.index);
@@ -61,19 +76,24 @@ export function register(program: Command): void {
       const warm = performance.now();
       await pipeline.check(WARM_UP_CLAIM);
       const warmMs = Math.round(performance.now() - warm);
-      const server = await startServer(pipeline, { port, host: opts.host, maxInFlight, timeoutMs }).catch(
-        async (e: NodeJS.ErrnoException) => {
-          await pipeline.close();
-          if (e.code !== "EADDRINUSE" && e.code !== "EACCES" && e.code !== "EADDRNOTAVAIL") throw e;
-          process.stderr.write(`climatecheck serve: cannot listen on ${opts.host}:${port} (${e.code})\n`);
-          process.exit(2);
-        },
-      );
+      const server = await startServer(pipeline, {
+        port,
+        host: opts.host,
+        maxInFlight,
+        timeoutMs,
+        cors: opts.cors,
+      }).catch(async (e: NodeJS.ErrnoException) => {
+        await pipeline.close();
+        if (e.code !== "EADDRINUSE" && e.code !== "EACCES" && e.code !== "EADDRNOTAVAIL") throw e;
+        process.stderr.write(`climatecheck serve: cannot listen on ${opts.host}:${port} (${e.code})\n`);
+        process.exit(2);
+      });
       const info = {
         url: server.url,
         index: pipeline.indexDir,
         warm_up_ms: warmMs,
         abstracts: pipeline.abstracts,
+        corpus: corpusOf(pipeline.indexDir, pipeline.abstracts),
         retrieval: pipeline.retrieval,
         verifier: pipeline.verifierName,
       };

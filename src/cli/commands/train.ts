@@ -48,16 +48,16 @@ export function register(program: Command): void {
     .option("--climatecheck <file>", "ClimateCheck training file (claim_id, claim, narrative) to add")
     .option("--out <dir>", "output folder (default: models/<what>)")
     .option("--only <variant>", "train one variant only (narratives: fast, full)")
-    .action(async (what: string, opts: TrainCommandOptions) => {
+    .action(async (what: string, opts: TrainCommandOptions, cmd: Command) => {
       const names = what === "all" ? Object.keys(TRAINERS) : [what];
       for (const n of names)
         if (!(n in TRAINERS))
-          program.error(`unknown model "${n}" (known: ${Object.keys(TRAINERS).join(", ")}, all)`);
-      if (what === "all" && opts.out) program.error("--out applies to one model at a time");
+          cmd.error(`unknown model "${n}" (known: ${Object.keys(TRAINERS).join(", ")}, all)`);
+      if (what === "all" && opts.out) cmd.error("--out applies to one model at a time");
       try {
         for (const n of names) await TRAINERS[n](opts);
       } catch (e) {
-        if (e instanceof InvalidArgumentError) program.error(e.message);
+        if (e instanceof InvalidArgumentError) cmd.error(e.message);
         throw e;
       }
     });

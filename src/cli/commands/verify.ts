@@ -12,11 +12,11 @@ export function register(program: Command): void {
     .requiredOption("--pairs <file>", "pairs file (claim_id, claim, abstract_id, abstract[, title])")
     .requiredOption("--out <file>", "verdicts to write (.csv or .jsonl)")
     .option("--model <file>", "built-in verifier model JSON (default: the shipped one)")
-    .action(async (opts: VerifierFlags & { pairs: string; out: string; model?: string }) => {
+    .action(async (opts: VerifierFlags & { pairs: string; out: string; model?: string }, cmd: Command) => {
       const pairs = await readPairs(opts.pairs);
       let config = await resolveVerifierConfig(opts);
       if (opts.model) {
-        if (config.backend !== "builtin") program.error("--model applies to the builtin backend only");
+        if (config.backend !== "builtin") cmd.error("--model applies to the builtin backend only");
         config = { ...config, model: opts.model };
       }
       const verifier = await openVerifier(config);

@@ -35,6 +35,48 @@ export interface OnnxVerifierOptions {
   minConfidence?: number;
 }
 
+/** The optional package this backend runs on; not installed by `npm ci` (see README, "onnx"). */
+export const TRANSFORMERS_PACKAGE = "@huggingface/transformers";
+/** The version this backend is tested with (.ci/run installs it). */
+export const TRANSFORMERS_VERSION = "4.3.1";
+
+/** The part of @huggingface/transformers used here (typed locally: the package is optional, tsc runs without it). */
+type Tokenizer = (
+  text: string[],
+  options: { text_pair: string[]; padding: boolean; truncation: boolean; max_length: number },
+) => unknown;
+interface SequenceClassifier {
+  (inputs: unknown): Promise<unknown>;
+  config: unknown;
+  dispose(): Promise<unknown>;
+}
+interface Transformers {
+  AutoTokenizer: { from_pretrained(dir: string, options: object): Promise<Tokenizer> };
+  AutoModelForSequenceClassification: {
+    from_pretrained(dir: string, options: object): Promise<SequenceClassifier>;
+  };
+  env: { allowRemoteModels: boolean; allowLocalModels: boolean; useFSCache: boolean };
+}
+
+/**
+ * Loads the package on first use (onnxruntime-node is a large native library the other backends do not need); when
+ * it is not installed, says which package to install and how. `specifier` is for tests.
+ */
+export async function loadTransformers(specifier: string = TRANSFORMERS_PACKAGE): Promise<Transformers> {
+  try {
+    return (await import(specifier)) as Transformers;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // Only the package itself missing; a broken install inside it keeps its own error.
+    if (code !== "ERR_MODULE_NOT_FOUND" || !String((e as Error).message).includes(`'${specifier}'`)) throw e;
+    throw new DataError(
+      "--backend onnx",
+      `the onnx backend needs the optional package ${specifier}, which is not installed: run ` +
+        `\`npm install --no-save ${specifier}@${TRANSFORMERS_VERSION}\` (package.json's allowScripts keeps onnxruntime-node from downloading CUDA files)`,
+    );
+  }
+}
+
 export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Verifier> {
   const {
     maxLength = 512,
@@ -50,10 +92,7 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
   for (const file of ["tokenizer.json", "tokenizer_config.json"])
     if (!existsSync(join(dir, file)))
       throw new DataError(dir, `no ${file} (export the tokenizer with the model)`);
-  // Loaded on first use: onnxruntime-node is a large native library that the other backends do not need.
-  const { AutoModelForSequenceClassification, AutoTokenizer, env } = await import(
-    "@huggingface/transformers"
-  );
+  const { AutoModelForSequenceClassification, AutoTokenizer, env } = await loadTransformers();
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.useFSCache = false;
