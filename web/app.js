@@ -32,9 +32,14 @@ function safeUrl(url) {
   }
 }
 
-function renderNarratives(list) {
+function renderNarratives(list, pNarrative) {
   const box = $("narratives");
   box.replaceChildren();
+  // The headline number the label follows: a narrative is named exactly when it is at least 50%.
+  const gate = el("span", "gate", `Carries a disinformation narrative: ${pct(pNarrative)}`);
+  gate.title =
+    "Calibrated probability that the claim asserts a contrarian CARDS proposition (not just that it is about the same subject). Codes are named only when it is at least 50%.";
+  box.append(gate);
   for (const n of list) {
     const chip = el("span", n.code.startsWith("4_") || n.code.startsWith("5_") ? "chip normative" : "chip");
     chip.title = n.description;
@@ -107,7 +112,7 @@ function renderCard(e) {
 
 function render(r) {
   $("claim-echo").textContent = r.claim;
-  renderNarratives(r.narratives);
+  renderNarratives(r.narratives, r.p_narrative);
   renderSummary(r.summary, r.caution);
   $("evidence").replaceChildren(...r.evidence.map(renderCard));
   const t = r.timings_ms;
