@@ -67,10 +67,9 @@ export async function connectRedis(
     await redis.ping();
   } catch (e) {
     redis.disconnect();
-    throw new DataError(
-      "--redis",
-      `cannot use Redis at ${where}: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    // "Connection is closed" hides the cause (a wrong password, a TLS port); the last error event has it.
+    const why = last || (e instanceof Error ? e.message : String(e));
+    throw new DataError("--redis", `cannot use Redis at ${where}: ${why}`);
   }
   return redis;
 }
