@@ -34,6 +34,17 @@ export async function benchClaims(n = CLAIMS): Promise<Claim[]> {
   return [...cf.slice(0, n / 2), ...sf.slice(0, n - Math.min(cf.length, n / 2))];
 }
 
+/** Writes benchClaims(n) as a claims file and returns them. */
+export async function writeBenchClaims(file: string, n = CLAIMS): Promise<Claim[]> {
+  const claims = await benchClaims(n);
+  await writeCsv(
+    file,
+    ["claim_id", "claim"],
+    claims.map((c) => [c.id, c.text]),
+  );
+  return claims;
+}
+
 /** The default index when present, else a SciFact index (BM25 + USE-lite vectors) built here. */
 export async function benchIndex(tmp: string): Promise<{ dir: string; what: string }> {
   const dflt = join(homeDir(), "index", "default");
@@ -77,13 +88,8 @@ export const bench: Bench = async () => {
   const tmp = await mkdtemp(join(tmpdir(), "bench-predict-"));
   const home = process.env.CLIMATECHECK_HOME;
   try {
-    const claims = await benchClaims();
     const claimsFile = join(tmp, "claims.csv");
-    await writeCsv(
-      claimsFile,
-      ["claim_id", "claim"],
-      claims.map((c) => [c.id, c.text]),
-    );
+    const claims = await writeBenchClaims(claimsFile);
     log("index");
     const index = await benchIndex(tmp);
     const loadStart = loadAverage();

@@ -11,11 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { writeCsv } from "../src/data/tables.ts";
 import { connectRedis, QUEUE_PREFIX } from "../src/queue/redis.ts";
 import { runStatus } from "../src/queue/status.ts";
 import { startRedis } from "../test/redis-fixture.ts";
-import { benchClaims, benchIndex, coldCache } from "./predict.ts";
+import { benchIndex, coldCache, writeBenchClaims } from "./predict.ts";
 import { type Bench, loadAverage, table } from "./report.ts";
 
 const CLAIMS = 480;
@@ -80,7 +79,14 @@ const minus = (a: RedisCounters, b: RedisCounters): RedisCounters => ({
 });
 
 /** No-op chunks with task 1 sized data and results: what the queue alone costs per chunk. */
-async function noop(redis: Redis, concurrency: number): Promise<{ perChunkMs: number; cost: RedisCounters }> {
+async function usedMemory(redis: Redis): Promise<number> {
+  return Number(/^used_memory:(\d+)/m.exec(await redis.info("memory"))?.[1] ?? 0);
+}
+
+async function noop(
+  redis: Redis,
+  concurrency: number,
+): Promise<{ perChunkMs: number; cost: RedisCounters; bytesPerChunk: number }> {
   const name = `noop-${concurrency}`;
   const data = {
     chunk: 0,
@@ -90,6 +96,7 @@ async function noop(redis: Redis, concurrency: number): Promise<{ perChunkMs: nu
     Array.from({ length: K }, (_, r) => [`abstract-${r}-0000`, "Not Enough Information"]),
   );
   const queue = new Queue(name, { connection: redis, prefix: QUEUE_PREFIX });
+  const memory = await usedMemory(redis);
   for (let c = 0; c < NOOP_CHUNKS; c += 500)
     await queue.addBulk(
       Array.from({ length: 500 }, (_, i) => ({ name: "chunk", data, opts: { jobId: `chunk-${c + i}` } })),
@@ -110,9 +117,11 @@ async function noop(redis: Redis, concurrency: number): Promise<{ perChunkMs: nu
   await finished;
   const seconds = (Date.now() - t0) / 1000;
   const cost = minus(await counters(redis), before);
+  // Completed chunks stay (collect reads them): what a run keeps in Redis memory until it is removed.
+  const bytesPerChunk = ((await usedMemory(redis)) - memory) / NOOP_CHUNKS;
   await queue.obliterate({ force: true });
   await queue.close();
-  return { perChunkMs: (1000 * seconds) / NOOP_CHUNKS, cost };
+  return { perChunkMs: (1000 * seconds) / NOOP_CHUNKS, cost, bytesPerChunk };
 }
 
 export const bench: Bench = async () => {
@@ -121,13 +130,8 @@ export const bench: Bench = async () => {
   const server = await startRedis({ aof: true });
   const redis = await connectRedis(server.url);
   try {
-    const claims = await benchClaims(CLAIMS);
     const claimsFile = join(tmp, "claims.csv");
-    await writeCsv(
-      claimsFile,
-      ["claim_id", "claim"],
-      claims.map((c) => [c.id, c.text]),
-    );
+    await writeBenchClaims(claimsFile, CLAIMS);
     log("index");
     const index = await benchIndex(tmp);
     const loadStart = loadAverage();
@@ -233,7 +237,9 @@ fetch the next: ${(serial.perChunkMs / CHUNK).toFixed(3)} ms per claim, against
 ${(1000 / workerRate1).toFixed(0)} ms per claim of real work); ${parallel.perChunkMs.toFixed(2)} ms per chunk with 16
 at a time from one process. Redis CPU per no-op chunk: ${(1000 * noopCpuPerChunk).toFixed(3)} ms
 (${(serial.cost.calls / NOOP_CHUNKS).toFixed(1)} commands incl. inside BullMQ's Lua scripts,
-${(serial.cost.commands / NOOP_CHUNKS).toFixed(1)} round trips).
+${(serial.cost.commands / NOOP_CHUNKS).toFixed(1)} round trips). A finished chunk holds
+${(serial.bytesPerChunk / 1024).toFixed(1)} KiB of Redis memory (job, claims, results) until its run is removed:
+${((serial.bytesPerChunk * (1e6 / CHUNK)) / 2 ** 30).toFixed(2)} GiB for a million claims.
 
 **Redis per claim, real 1-worker run** (chunks, lock renewals, stalled checks, status polling):
 ${perClaim(c1.commands).toFixed(2)} commands from clients (${perClaim(c1.calls).toFixed(2)} incl. inside scripts),

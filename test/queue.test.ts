@@ -14,20 +14,13 @@ import { ingest } from "../src/index/ingest.ts";
 import { connectRedis, RUNS_KEY } from "../src/queue/redis.ts";
 import { type RunStatus, runStatus } from "../src/queue/status.ts";
 import { startChatServer } from "./chat-server-fixture.ts";
-import { HAS_REDIS, startRedis } from "./redis-fixture.ts";
-import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
+import { HAS_REDIS, type RedisOptions, startRedis, type TestRedis } from "./redis-fixture.ts";
+import { CLAIMS_CSV, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
 const CLI = ["--import", "tsx", "src/cli/main.ts"];
 const dir = tempDir("cli-queue-");
-// Every claim shares words with at least two abstracts, so each gets k = 2 rows: 4 chat requests per 2-claim chunk.
-const CLAIMS = `claim_id,claim
-c1,Arctic sea ice is declining fast
-c2,Sea level rise is accelerating
-c3,The sun causes the recent warming
-c4,Coral reefs bleach in marine heatwaves and warming
-c5,Permafrost thaw releases methane and emissions
-c6,Hurricanes rise with warmer oceans and warming
-c7,Glacier melt drives sea level rise
+// k = 2 rows per claim: 4 chat requests per 2-claim chunk.
+const CLAIMS = `${CLAIMS_CSV}c7,Glacier melt drives sea level rise
 c8,Solar irradiance explains the warming since 1950
 `;
 const CHUNKS = 4;
@@ -144,8 +137,55 @@ async function status(url: string, run: string): Promise<RunStatus> {
   }
 }
 
+/** The run's chunk counts (none active or waiting to retry). */
+async function chunksAre(
+  url: string,
+  run: string,
+  c: { total: number; waiting: number; done: number; failed: number },
+): Promise<RunStatus> {
+  const s = await status(url, run);
+  assert.deepEqual(s.chunks, {
+    total: c.total,
+    waiting: c.waiting,
+    active: 0,
+    retrying: 0,
+    done: c.done,
+    failed: c.failed,
+  });
+  return s;
+}
+
 let reference1: Buffer;
 let reference2: Buffer;
+
+/** A task 1 run on its own redis-server and chat verifier, cleaned up after `body`. */
+async function task1Run(
+  name: string,
+  options: RedisOptions,
+  extra: string[],
+  body: (r: { redis: TestRedis; c: Awaited<ReturnType<typeof chat>>; run: string }) => Promise<void>,
+): Promise<void> {
+  const redis = await startRedis(options);
+  const c = await chat(name);
+  try {
+    await body({ redis, c, run: await submit(redis.url, task1(c.config, extra)) });
+  } finally {
+    c.close();
+    await redis.cleanup();
+  }
+}
+
+/** collect writes predict's task 1 file. */
+async function collectsPredictFile(
+  url: string,
+  run: string,
+  out: string,
+  more: string[] = [],
+): Promise<void> {
+  const col = await cli(["queue", "collect", "--redis", url, "--run", run, "--out", out, ...more]);
+  assert.equal(col.code, 0, col.stderr);
+  assert.deepEqual(await readFile(out), reference1);
+}
 
 describe("climatecheck queue", {
   skip: !HAS_REDIS && "redis-server is not installed",
@@ -171,34 +211,14 @@ describe("climatecheck queue", {
   test("submit is idempotent, collect refuses an incomplete run, bad claims fail at submit", async () => {
     const redis = await startRedis();
     try {
-      const first = await cli([
-        "queue",
-        "submit",
-        "--redis",
-        redis.url,
-        "--task",
-        "2",
-        "--fast",
-        "--claims",
-        claims,
-      ]);
-      const again = await cli([
-        "queue",
-        "submit",
-        "--redis",
-        redis.url,
-        "--task",
-        "2",
-        "--fast",
-        "--claims",
-        claims,
-      ]);
+      const task2 = ["queue", "submit", "--redis", redis.url, "--task", "2", "--fast", "--claims"];
+      const first = await cli([...task2, claims]);
+      const again = await cli([...task2, claims]);
       assert.equal(first.code, 0, first.stderr);
       assert.equal(again.stdout, first.stdout, "the same inputs name the same run");
       assert.match(again.stderr, /submitted already: 0 chunks added/);
       const run = first.stdout.trim();
-      const s = await status(redis.url, run);
-      assert.deepEqual(s.chunks, { total: 1, waiting: 1, active: 0, retrying: 0, done: 0, failed: 0 });
+      await chunksAre(redis.url, run, { total: 1, waiting: 1, done: 0, failed: 0 });
 
       const out = join(dir, "incomplete.csv");
       const c = await cli(["queue", "collect", "--redis", redis.url, "--run", run, "--out", out]);
@@ -217,17 +237,7 @@ describe("climatecheck queue", {
         [noColumn, /no-column\.csv.*claim/],
         [duplicate, /duplicate\.csv, line 3, field "claim_id": duplicate claim id "c1"/],
       ] as const) {
-        const bad = await cli([
-          "queue",
-          "submit",
-          "--redis",
-          redis.url,
-          "--task",
-          "2",
-          "--fast",
-          "--claims",
-          file,
-        ]);
+        const bad = await cli([...task2, file]);
         assert.equal(bad.code, 2, bad.stderr);
         assert.match(bad.stderr, message);
         assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
@@ -238,31 +248,13 @@ describe("climatecheck queue", {
   });
 
   test("two workers, one SIGKILLed mid-chunk: its chunk comes back and the file equals predict's", async () => {
-    const redis = await startRedis();
-    const c = await chat("killed");
-    try {
-      const run = await submit(redis.url, task1(c.config));
+    await task1Run("killed", {}, [], async ({ redis, c, run }) => {
       // Request 7 is in the second chunk: worker A has finished chunk 0 and hangs in chunk 1.
       const held = c.held(7);
-      const a = worker([
-        "--redis",
-        redis.url,
-        "--index",
-        indexA,
-        "--lock-duration",
-        "1500",
-        "--exit-when-idle",
-      ]);
+      const args = ["--redis", redis.url, "--index", indexA, "--lock-duration", "1500", "--exit-when-idle"];
+      const a = worker(args);
       await held;
-      const b = worker([
-        "--redis",
-        redis.url,
-        "--index",
-        indexA,
-        "--lock-duration",
-        "1500",
-        "--exit-when-idle",
-      ]);
+      const b = worker(args);
       await b.until(/working on run/);
       a.child.kill("SIGKILL");
       await a.exited;
@@ -271,31 +263,15 @@ describe("climatecheck queue", {
       assert.match(a.stderr(), /chunk-000000: 2 claims/);
       assert.match(b.stderr(), /chunk-000001: 2 claims/, "the killed worker's chunk was given back");
       assert.doesNotMatch(b.stderr(), /chunk-000000/, "a finished chunk is not done again");
-      const s = await status(redis.url, run);
-      assert.deepEqual(s.chunks, {
-        total: CHUNKS,
-        waiting: 0,
-        active: 0,
-        retrying: 0,
-        done: CHUNKS,
-        failed: 0,
-      });
+      await chunksAre(redis.url, run, { total: CHUNKS, waiting: 0, done: CHUNKS, failed: 0 });
       const out = join(dir, "killed", "task1.csv");
-      const col = await cli(["queue", "collect", "--redis", redis.url, "--run", run, "--out", out, "--zip"]);
-      assert.equal(col.code, 0, col.stderr);
-      assert.deepEqual(await readFile(out), reference1);
+      await collectsPredictFile(redis.url, run, out, ["--zip"]);
       assert.equal(existsSync(join(dir, "killed", "predictions.zip")), true);
-    } finally {
-      c.close();
-      await redis.cleanup();
-    }
+    });
   });
 
   test("Redis killed and restarted mid-run (AOF): the run completes, nothing lost or done twice", async () => {
-    const redis = await startRedis({ aof: true });
-    const c = await chat("restart");
-    try {
-      const run = await submit(redis.url, task1(c.config));
+    await task1Run("restart", { aof: true }, [], async ({ redis, c, run }) => {
       const held = c.held(7);
       const w = worker(["--redis", redis.url, "--index", indexA, "--exit-when-idle"]);
       await held;
@@ -304,30 +280,14 @@ describe("climatecheck queue", {
       c.state.release();
       assert.equal(await w.exited, 0, w.stderr());
       assert.equal(c.state.requests, CHUNKS * 4, "every pair verified once");
-      const s = await status(redis.url, run);
-      assert.deepEqual(s.chunks, {
-        total: CHUNKS,
-        waiting: 0,
-        active: 0,
-        retrying: 0,
-        done: CHUNKS,
-        failed: 0,
-      });
+      await chunksAre(redis.url, run, { total: CHUNKS, waiting: 0, done: CHUNKS, failed: 0 });
       const out = join(dir, "restart.csv");
-      const col = await cli(["queue", "collect", "--redis", redis.url, "--run", run, "--out", out]);
-      assert.equal(col.code, 0, col.stderr);
-      assert.deepEqual(await readFile(out), reference1);
-    } finally {
-      c.close();
-      await redis.cleanup();
-    }
+      await collectsPredictFile(redis.url, run, out);
+    });
   });
 
   test("a worker with another index or model refuses the run and writes nothing", async () => {
-    const redis = await startRedis();
-    const c = await chat("mismatch");
-    try {
-      const run = await submit(redis.url, task1(c.config));
+    await task1Run("mismatch", {}, [], async ({ redis, c, run }) => {
       const other = await cli(["queue", "work", "--redis", redis.url, "--index", indexB, "--exit-when-idle"]);
       assert.equal(other.code, 2, other.stderr);
       assert.match(
@@ -349,26 +309,12 @@ describe("climatecheck queue", {
         /refusing run .*: its reranker model has fingerprint 000000000000 but this worker's has/,
       );
       assert.equal(c.state.requests, 0);
-      const s = await status(redis.url, run);
-      assert.deepEqual(s.chunks, {
-        total: CHUNKS,
-        waiting: CHUNKS,
-        active: 0,
-        retrying: 0,
-        done: 0,
-        failed: 0,
-      });
-    } finally {
-      c.close();
-      await redis.cleanup();
-    }
+      await chunksAre(redis.url, run, { total: CHUNKS, waiting: CHUNKS, done: 0, failed: 0 });
+    });
   });
 
   test("SIGTERM ends after the chunk in progress; a failing chunk is retried, shown failed, and re-queued by submit", async () => {
-    const redis = await startRedis();
-    const c = await chat("term");
-    try {
-      const run = await submit(redis.url, task1(c.config, ["--attempts", "2", "--backoff", "100"]));
+    await task1Run("term", {}, ["--attempts", "2", "--backoff", "100"], async ({ redis, c, run }) => {
       const held = c.held(5); // the first request of chunk 1
       const w = worker(["--redis", redis.url, "--index", indexA]);
       await held;
@@ -376,8 +322,7 @@ describe("climatecheck queue", {
       await w.until(/SIGTERM: stopping after the chunks in progress/);
       c.state.release();
       assert.equal(await w.exited, 0, w.stderr());
-      let s = await status(redis.url, run);
-      assert.deepEqual(s.chunks, { total: CHUNKS, waiting: 2, active: 0, retrying: 0, done: 2, failed: 0 });
+      await chunksAre(redis.url, run, { total: CHUNKS, waiting: 2, done: 2, failed: 0 });
 
       // Chunk 2 (c5, c6): the model fails on c6 every time.
       c.state.fail = /Hurricanes/;
@@ -392,8 +337,7 @@ describe("climatecheck queue", {
       ]);
       assert.equal(failing.code, 0, failing.stderr);
       assert.match(failing.stderr, /chunk-000002 failed \(try 1 of 2\)/);
-      s = await status(redis.url, run);
-      assert.deepEqual(s.chunks, { total: CHUNKS, waiting: 0, active: 0, retrying: 0, done: 3, failed: 1 });
+      const s = await chunksAre(redis.url, run, { total: CHUNKS, waiting: 0, done: 3, failed: 1 });
       assert.equal(s.failed.length, 1);
       assert.equal(s.failed[0].chunk, "chunk-000002");
       assert.equal(s.failed[0].attempts, 2);
@@ -428,13 +372,8 @@ describe("climatecheck queue", {
       assert.match(again.stderr, /0 chunks added, 1 failed chunks queued again/);
       const fixed = await cli(["queue", "work", "--redis", redis.url, "--index", indexA, "--exit-when-idle"]);
       assert.equal(fixed.code, 0, fixed.stderr);
-      const col = await cli(["queue", "collect", "--redis", redis.url, "--run", run, "--out", out]);
-      assert.equal(col.code, 0, col.stderr);
-      assert.deepEqual(await readFile(out), reference1);
-    } finally {
-      c.close();
-      await redis.cleanup();
-    }
+      await collectsPredictFile(redis.url, run, out);
+    });
   });
 
   for (const tls of [false, true])

@@ -35,7 +35,10 @@ export async function runStatus(redis: Redis, name: string): Promise<RunStatus> 
     const [first] = await queue.getJobs(["completed"], 0, 0, true);
     const [last] = await queue.getJobs(["completed"], 0, 0, false);
     const failedJobs = await queue.getFailed(0, 99);
-    const claimsDone = Math.min(run.claims, c.completed * run.chunkSize);
+    // Every chunk but the last is full.
+    const lastSize = run.claims - (run.chunks - 1) * run.chunkSize;
+    const lastDone = (await queue.getJobState(chunkId(run.chunks - 1))) === "completed";
+    const claimsDone = lastDone ? (c.completed - 1) * run.chunkSize + lastSize : c.completed * run.chunkSize;
     const span = first && last ? ((last.finishedOn ?? 0) - (first.processedOn ?? 0)) / 1000 : 0;
     const rate = claimsDone > 0 && span > 0 ? claimsDone / span : null;
     return {
