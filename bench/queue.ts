@@ -21,36 +21,50 @@ const CLAIMS = 480;
 const CHUNK = 16;
 const K = 10;
 const NOOP_CHUNKS = 2000;
+/** predict --task 1 on an unloaded 2-core machine (BENCHMARKS.md, "predict": 1,000 claims, default lanes). */
+const PREDICT_BENCH_RATE = 27.3;
 const log = (m: string) => process.stderr.write(`  ${m}\n`);
 const CLI = ["--import", "tsx", "src/cli/main.ts"];
 
-function run(args: string[]): { child: ChildProcess; done: Promise<string> } {
-  const child = spawn(process.execPath, [...CLI, ...args], {
+/**
+ * A CLI process; `done` gives its stdout and CPU seconds (user + system, its threads and children included, from
+ * bash's `times`), so runs at different machine loads compare by CPU per claim.
+ */
+function run(args: string[]): { child: ChildProcess; done: Promise<{ out: string; cpu: number }> } {
+  const script = 'node "$@"; rc=$?; times >&3; exit $rc';
+  const child = spawn("bash", ["-c", script, "bash", ...CLI, ...args], {
     env: { ...process.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
   let out = "";
   let err = "";
+  let times = "";
   child.stdout?.on("data", (d) => {
     out += d;
   });
   child.stderr?.on("data", (d) => {
     err += d;
   });
-  const done = new Promise<string>((resolve, reject) =>
-    child.once("exit", (code) =>
-      code === 0
-        ? resolve(out)
-        : reject(new Error(`${args.slice(0, 2).join(" ")} exited ${code}: ${err.slice(-800)}`)),
-    ),
+  child.stdio[3]?.on("data", (d) => {
+    times += d;
+  });
+  const seconds = (t: string) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t);
+    return m ? 60 * Number(m[1]) + Number(m[2]) : 0;
+  };
+  const done = new Promise<{ out: string; cpu: number }>((resolve, reject) =>
+    child.once("close", (code) => {
+      if (code !== 0) reject(new Error(`${args.slice(0, 2).join(" ")} exited ${code}: ${err.slice(-800)}`));
+      // The second line of `times`: the children's user and system time.
+      const [user, system] = (times.trim().split("\n")[1] ?? "").split(" ");
+      resolve({ out, cpu: seconds(user ?? "") + seconds(system ?? "") });
+    }),
   );
   return { child, done };
 }
 
 interface RedisCounters {
   commands: number;
-  /** Commands including those run inside BullMQ's Lua scripts. */
-  calls: number;
   cpu: number;
   bytes: number;
 }
@@ -60,12 +74,8 @@ async function counters(redis: Redis): Promise<RedisCounters> {
     Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(text)?.[1] ?? 0);
   const stats = await redis.info("stats");
   const cpu = await redis.info("cpu");
-  const cmd = await redis.info("commandstats");
-  let calls = 0;
-  for (const m of cmd.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(m[1]);
   return {
     commands: field(stats, "total_commands_processed"),
-    calls,
     cpu: field(cpu, "used_cpu_user") + field(cpu, "used_cpu_sys"),
     bytes: field(stats, "total_net_input_bytes") + field(stats, "total_net_output_bytes"),
   };
@@ -73,7 +83,6 @@ async function counters(redis: Redis): Promise<RedisCounters> {
 
 const minus = (a: RedisCounters, b: RedisCounters): RedisCounters => ({
   commands: a.commands - b.commands,
-  calls: a.calls - b.calls,
   cpu: a.cpu - b.cpu,
   bytes: a.bytes - b.bytes,
 });
@@ -127,39 +136,65 @@ async function noop(
 export const bench: Bench = async () => {
   const tmp = await mkdtemp(join(tmpdir(), "bench-queue-"));
   const home = process.env.CLIMATECHECK_HOME;
-  const server = await startRedis({ aof: true });
-  const redis = await connectRedis(server.url);
+  const server = await startRedis({ aof: "everysec" });
+  const redis = await connectRedis(server.url, { worker: true });
   try {
     const claimsFile = join(tmp, "claims.csv");
     await writeBenchClaims(claimsFile, CLAIMS);
+    // First, the queue alone (fails fast, before the long runs).
+    log("no-op chunks");
+    const serial = await noop(redis, 1);
+    const parallel = await noop(redis, 16);
+    log(`no-op: ${serial.perChunkMs.toFixed(2)} ms/chunk serial, ${parallel.perChunkMs.toFixed(2)} at 16`);
     log("index");
     const index = await benchIndex(tmp);
     const loadStart = loadAverage();
     const rows: (string | number)[][] = [];
 
-    log("predict");
-    await coldCache(tmp, "predict");
+    // predict before and after the queue runs: the machine's load drifts, so the queue is compared with both.
     const predictOut = join(tmp, "predict.csv");
-    let t0 = Date.now();
-    await run(["predict", "--task", "1", "--claims", claimsFile, "--index", index.dir, "--out", predictOut])
-      .done;
-    const predictSeconds = (Date.now() - t0) / 1000;
-    const predictRate = CLAIMS / predictSeconds;
-    rows.push([
-      "`predict` (1 process, default lanes)",
-      predictSeconds.toFixed(1),
-      predictRate.toFixed(2),
-      "1.00",
-      "",
-      "",
-    ]);
+    const predictRuns: { seconds: number; cpu: number }[] = [];
+    const predict = async (when: string) => {
+      log(`predict (${when})`);
+      await coldCache(tmp, `predict-${when}`);
+      const t0 = Date.now();
+      const args = [
+        "predict",
+        "--task",
+        "1",
+        "--claims",
+        claimsFile,
+        "--index",
+        index.dir,
+        "--out",
+        predictOut,
+      ];
+      const { cpu } = await run(args).done;
+      const seconds = (Date.now() - t0) / 1000;
+      predictRuns.push({ seconds, cpu });
+      log(
+        `predict: ${seconds.toFixed(1)} s, ${(CLAIMS / seconds).toFixed(2)} claims/s, ${cpu.toFixed(0)} CPU-s`,
+      );
+      rows.push([
+        `\`predict\` (1 process, default lanes), ${when}`,
+        seconds.toFixed(1),
+        (CLAIMS / seconds).toFixed(2),
+        "",
+        (cpu / CLAIMS).toFixed(3),
+        "",
+        "",
+      ]);
+    };
+    await predict("before");
+    const queueRows: (string | number)[][] = [];
 
     let cost1: RedisCounters | undefined;
     let workerRate1 = 0;
+    let workSeconds1 = 0;
     for (const workers of [1, 2]) {
       log(`queue, ${workers} worker(s)`);
       const name = `bench-${workers}`;
-      t0 = Date.now();
+      const t0 = Date.now();
       const submitArgs = ["queue", "submit", "--redis", server.url, "--task", "1", "--claims", claimsFile];
       await run([...submitArgs, "--index", index.dir, "--run", name, "--chunk-size", String(CHUNK)]).done;
       const submitted = Date.now();
@@ -170,7 +205,7 @@ export const bench: Bench = async () => {
         await coldCache(tmp, `${name}-w${w}`);
         procs.push(run(["queue", "work", "--redis", server.url, "--index", index.dir, "--exit-when-idle"]));
       }
-      await Promise.all(procs.map((p) => p.done));
+      const cpu = (await Promise.all(procs.map((p) => p.done))).reduce((a, p) => a + p.cpu, 0);
       const worked = Date.now();
       const cost = minus(await counters(redis), before);
       const out = join(tmp, `${name}.csv`);
@@ -184,82 +219,96 @@ export const bench: Bench = async () => {
       if (workers === 1) {
         cost1 = cost;
         workerRate1 = rate;
+        workSeconds1 = workSeconds;
       }
-      rows.push([
+      log(
+        `${workers} worker(s): ${workSeconds.toFixed(1)} s, ${rate.toFixed(2)} claims/s, ${cpu.toFixed(0)} CPU-s`,
+      );
+      queueRows.push([
         `queue, ${workers} \`work\` process${workers > 1 ? "es" : ""}`,
         workSeconds.toFixed(1),
         rate.toFixed(2),
-        (rate / predictRate).toFixed(2),
+        "",
+        (cpu / CLAIMS).toFixed(3),
         (CLAIMS / ((collected - t0) / 1000)).toFixed(2),
         s.claimsPerSecond?.toFixed(2) ?? "",
       ]);
     }
+    await predict("after");
+    // Ratio to the mean of the two predict runs' claims/s.
+    const predictRate = predictRuns.reduce((a, r) => a + CLAIMS / r.seconds, 0) / predictRuns.length;
+    for (const r of queueRows) r[3] = (Number(r[2]) / predictRate).toFixed(2);
+    rows.splice(1, 0, ...queueRows);
     const loadEnd = loadAverage();
 
-    log("no-op chunks");
-    const serial = await noop(redis, 1);
-    const parallel = await noop(redis, 16);
     const c1 = cost1 as RedisCounters;
+    const chunks = CLAIMS / CHUNK;
     const perClaim = (x: number) => x / CLAIMS;
-    // Redis is one thread: it saturates when machines × chunks/s per machine × Redis CPU-s per chunk reaches 1.
-    const redisCpuPerChunk = c1.cpu / (CLAIMS / CHUNK);
-    const chunksPerMachine = workerRate1 / CHUNK;
-    const machinesAt = (utilisation: number) =>
-      Math.floor(utilisation / (chunksPerMachine * redisCpuPerChunk));
-    const noopCpuPerChunk = parallel.cost.cpu / NOOP_CHUNKS;
-    const projection = [1, 10, 100, 1000].map((n) => [
-      n,
-      (n * workerRate1).toFixed(0),
-      ((n * chunksPerMachine * c1.commands) / (CLAIMS / CHUNK)).toFixed(0),
-      `${(100 * n * chunksPerMachine * redisCpuPerChunk).toFixed(1)} %`,
-      `${((n * chunksPerMachine * c1.bytes) / (CLAIMS / CHUNK) / 2 ** 20).toFixed(2)}`,
-    ]);
+    // Redis CPU of a worker = per chunk (fetch, lock, complete: the no-op cost) + per second (lock renewals,
+    // stalled checks, blocking waits, status polls): both measured, so any machine speed can be projected.
+    const perChunkCpu = serial.cost.cpu / NOOP_CHUNKS;
+    const perSecondCpu = Math.max(0, (c1.cpu - perChunkCpu * chunks) / workSeconds1);
+    const perChunkCommands = serial.cost.commands / NOOP_CHUNKS;
+    const perSecondCommands = Math.max(0, (c1.commands - perChunkCommands * chunks) / workSeconds1);
+    const redisLoad = (rate: number) => perSecondCpu + (perChunkCpu * rate) / CHUNK;
+    const machinesAt = (utilisation: number, rate: number) => Math.floor(utilisation / redisLoad(rate));
+    const projection = [1, 10, 100, 1000].flatMap((n) =>
+      [workerRate1, PREDICT_BENCH_RATE].map((rate) => [
+        n,
+        rate.toFixed(1),
+        (n * rate).toFixed(0),
+        (n * (perSecondCommands + (perChunkCommands * rate) / CHUNK)).toFixed(0),
+        `${(100 * n * redisLoad(rate)).toFixed(1)} %`,
+        `${((n * rate * perClaim(c1.bytes)) / 2 ** 20).toFixed(2)}`,
+      ]),
+    );
 
     return {
       id: "queue",
       title: "Queue (BullMQ on Redis): throughput, overhead per chunk, projection to N machines",
       command: "npm run bench -- queue",
       markdown: `${CLAIMS} claims (half Climate-FEVER, half SciFact claim texts), task 1 (top ${K} abstracts, built-in
-verifier), index: ${index.what}; Redis 7 (Debian redis-server, AOF on, fsync every write) on loopback; chunks of
-${CHUNK} claims. Every process starts from a cold sentence-vector cache; times are whole processes (Node start,
-models and index loading included). The collected file was checked byte-identical to predict's.
+verifier); index: ${index.what}; Redis 7 (Debian redis-server, AOF on, fsync once a second) on loopback; chunks
+of ${CHUNK} claims. Every process starts from a cold sentence-vector cache and is timed whole (Node start, models
+and index loading included). Each collected file was checked byte-identical to predict's.
 
-${table(["run", "seconds (workers)", "claims/s", "ratio to predict", "claims/s incl. submit + collect", "claims/s from chunk times"], rows)}
+${table(["run", "seconds", "claims/s", "ratio to predict (mean of both runs)", "CPU-s/claim (all threads)", "claims/s incl. submit + collect", "claims/s from chunk times"], rows)}
 
-"seconds (workers)": from the end of \`submit\` until the last \`work --exit-when-idle\` exits; the last column is
-claims over first chunk started to last chunk finished (model loading excluded). Two workers share this machine's
-2 cores (each also starts 2 encoder threads), so they show the queue's cost under contention, not a second
-machine's gain: on N machines, each runs at the 1-worker rate.
+Queue "seconds": from the end of \`submit\` until the last \`work --exit-when-idle\` exits; the last column is claims
+over first chunk started to last chunk finished (model loading left out). Two workers share this machine's 2 cores
+(each with its own 2 encoder threads and models), so that row shows the cost of contention, not what a second
+machine adds: on N machines each worker runs at the 1-worker rate. CPU-s/claim is the load-independent comparison.
 
-**Queue overhead.** No-op chunks (task 1 sized data: ${CHUNK} claims in, ${CHUNK} × ${K} results out), ${NOOP_CHUNKS}
-chunks: ${serial.perChunkMs.toFixed(2)} ms per chunk with one chunk at a time (fetch, lock, complete with the result,
-fetch the next: ${(serial.perChunkMs / CHUNK).toFixed(3)} ms per claim, against
-${(1000 / workerRate1).toFixed(0)} ms per claim of real work); ${parallel.perChunkMs.toFixed(2)} ms per chunk with 16
-at a time from one process. Redis CPU per no-op chunk: ${(1000 * noopCpuPerChunk).toFixed(3)} ms
-(${(serial.cost.calls / NOOP_CHUNKS).toFixed(1)} commands incl. inside BullMQ's Lua scripts,
-${(serial.cost.commands / NOOP_CHUNKS).toFixed(1)} round trips). A finished chunk holds
+**Queue overhead.** ${NOOP_CHUNKS} no-op chunks with task 1 sized data (${CHUNK} claims in, ${CHUNK} × ${K} results
+out): ${serial.perChunkMs.toFixed(2)} ms per chunk one at a time (take, lock, complete with the result, take the
+next), that is ${(serial.perChunkMs / CHUNK).toFixed(3)} ms per claim against ${(1000 / workerRate1).toFixed(0)} ms of
+real work per claim here; ${parallel.perChunkMs.toFixed(2)} ms per chunk with 16 at a time. Per chunk, Redis runs
+${perChunkCommands.toFixed(1)} commands in ${(1000 * perChunkCpu).toFixed(3)} ms of CPU. A finished chunk keeps
 ${(serial.bytesPerChunk / 1024).toFixed(1)} KiB of Redis memory (job, claims, results) until its run is removed:
 ${((serial.bytesPerChunk * (1e6 / CHUNK)) / 2 ** 30).toFixed(2)} GiB for a million claims.
 
-**Redis per claim, real 1-worker run** (chunks, lock renewals, stalled checks, status polling):
-${perClaim(c1.commands).toFixed(2)} commands from clients (${perClaim(c1.calls).toFixed(2)} incl. inside scripts),
-${(1000 * perClaim(c1.cpu)).toFixed(3)} ms of Redis CPU, ${(perClaim(c1.bytes) / 1024).toFixed(2)} KiB over the
-network; per chunk ${(1000 * redisCpuPerChunk).toFixed(2)} ms of Redis CPU.
+**Redis per claim, real 1-worker run:** ${perClaim(c1.commands).toFixed(2)} commands,
+${(1000 * perClaim(c1.cpu)).toFixed(3)} ms of Redis CPU, ${(perClaim(c1.bytes) / 1024).toFixed(2)} KiB over the network.
+Split into the per-chunk cost above and a per-worker background (lock renewals, stalled checks, blocking waits, the
+worker's 2 status polls a second): ${perSecondCommands.toFixed(1)} commands and
+${(1000 * perSecondCpu).toFixed(2)} ms of Redis CPU per worker-second.
 
-**Projection to N machines** at this machine's 1-worker rate (${workerRate1.toFixed(1)} claims/s,
-${chunksPerMachine.toFixed(2)} chunks/s each), from the measured Redis CPU per chunk (Redis runs commands on one
-thread):
+**Projection to N machines**, one worker each, at the 1-worker rate measured here and at predict's
+${PREDICT_BENCH_RATE} claims/s on an unloaded machine (BENCHMARKS.md, "predict"); Redis executes commands on one
+thread, so its CPU column is the share of one core:
 
-${table(["machines", "claims/s", "Redis commands/s", "Redis CPU (one core)", "network MiB/s"], projection)}
+${table(["machines", "claims/s each", "claims/s", "Redis commands/s", "Redis CPU", "network MiB/s"], projection)}
 
-Redis becomes the limit at about ${machinesAt(1)} machines (its one thread busy); keep it under ~50 %
-(${machinesAt(0.5)} machines) for latency headroom. Beyond that: larger chunks (Redis cost is per chunk, so
-\`--chunk-size 64\` cuts it about 4×), or one Redis per group of machines with the runs split between them.
-A million claims at the 1-worker rate take ${(1e6 / workerRate1 / 3600).toFixed(1)} h on one machine,
-${(1e6 / workerRate1 / 3600 / 10).toFixed(1)} h on 10.
+Redis becomes the limit (one core busy) at about ${machinesAt(1, PREDICT_BENCH_RATE)} machines at
+${PREDICT_BENCH_RATE} claims/s each (${machinesAt(1, workerRate1)} at this run's rate); keep it under ~50 %
+(${machinesAt(0.5, PREDICT_BENCH_RATE)} machines) for latency headroom. Past that: larger chunks (\`--chunk-size 64\`
+divides the per-chunk part by 4) or one Redis per group of machines, each with its own runs. A million claims at
+${PREDICT_BENCH_RATE} claims/s per machine: ${(1e6 / PREDICT_BENCH_RATE / 3600).toFixed(1)} h on one machine,
+${((1e6 / PREDICT_BENCH_RATE / 3600) * 6).toFixed(0)} min on 10.
 
-Load average (1/5/15 min) at the start: ${loadStart}; after the queue runs: ${loadEnd}. Other engineers' jobs share the 2
-cores, so claims/s are lower bounds; the ratio compares runs measured minutes apart.
+Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${loadEnd}. Other engineers' jobs share the 2 cores
+(a 1-minute figure above 2 means less than the whole machine), so claims/s are lower bounds and drift between runs;
+predict runs before and after the queue runs to bracket that drift.
 `,
     };
   } finally {

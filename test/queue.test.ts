@@ -271,7 +271,7 @@ describe("climatecheck queue", {
   });
 
   test("Redis killed and restarted mid-run (AOF): the run completes, nothing lost or done twice", async () => {
-    await task1Run("restart", { aof: true }, [], async ({ redis, c, run }) => {
+    await task1Run("restart", { aof: "always" }, [], async ({ redis, c, run }) => {
       const held = c.held(7);
       const w = worker(["--redis", redis.url, "--index", indexA, "--exit-when-idle"]);
       await held;

@@ -11,8 +11,8 @@ import { tempDir } from "./retrieval-fixtures.ts";
 export const HAS_REDIS = spawnSync("redis-server", ["--version"]).status === 0;
 
 export interface RedisOptions {
-  /** appendonly yes, fsync on every write: a kill loses nothing acknowledged. */
-  aof?: boolean;
+  /** appendonly yes; "always" fsyncs every write (a kill loses nothing acknowledged), "everysec" once a second. */
+  aof?: "always" | "everysec";
   password?: string;
   /** TLS only (no plain port), with a self-signed certificate for 127.0.0.1; `ca` is its PEM file. */
   tls?: boolean;
@@ -42,7 +42,7 @@ export async function startRedis(o: RedisOptions = {}): Promise<TestRedis> {
   const dir = tempDir("cc-redis-");
   const port = await freePort();
   const args = ["--bind", "127.0.0.1", "--dir", dir, "--save", "", "--daemonize", "no"];
-  args.push("--appendonly", o.aof ? "yes" : "no", "--appendfsync", "always");
+  args.push("--appendonly", o.aof ? "yes" : "no", "--appendfsync", o.aof ?? "everysec");
   if (o.password) args.push("--requirepass", o.password);
   let ca: string | undefined;
   if (o.tls) {

@@ -91,6 +91,7 @@ export async function work(o: WorkOptions): Promise<WorkSummary> {
         const [lane] = await planLanes(spec, 0, Number.POSITIVE_INFINITY);
         open = { key, lane };
       }
+      if (o.signal.aborted) break; // stopped while the models loaded: take no chunk
       await workOn(redis, run, open.lane, o, summary);
     }
   } finally {

@@ -106,7 +106,7 @@ export function register(program: Command): void {
     .option("--index <dir>", "task 1: this machine's copy of the runs' index (default: the default index)")
     .option(
       "--concurrency <n>",
-      "chunks at once (default: 3 for task 1, 1 for task 2)",
+      "chunks at once (default as predict: 3 for task 1 with the built-in verifier, else 1)",
       wholeNumber("--concurrency", 1, 64),
     )
     .option("--exit-when-idle", "exit once no run has chunks left, instead of waiting for new runs")
