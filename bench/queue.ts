@@ -21,6 +21,7 @@ const CLAIMS = 480;
 const CHUNK = 16;
 const K = 10;
 const NOOP_CHUNKS = 2000;
+const IDLE_MS = 10_000;
 /** predict --task 1 on an unloaded 2-core machine (BENCHMARKS.md, "predict": 1,000 claims, default lanes). */
 const PREDICT_BENCH_RATE = 27.3;
 const log = (m: string) => process.stderr.write(`  ${m}\n`);
@@ -141,6 +142,11 @@ export const bench: Bench = async () => {
   try {
     const claimsFile = join(tmp, "claims.csv");
     await writeBenchClaims(claimsFile, CLAIMS);
+    // Redis's own background work (server cron, AOF fsync), to leave out of what workers cost it.
+    const idle0 = await counters(redis);
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const idle = minus(await counters(redis), idle0);
+    const idleCpuPerSecond = idle.cpu / (IDLE_MS / 1000);
     // First, the queue alone (fails fast, before the long runs).
     log("no-op chunks");
     const serial = await noop(redis, 1);
@@ -247,18 +253,21 @@ export const bench: Bench = async () => {
     // Redis CPU of a worker = per chunk (fetch, lock, complete: the no-op cost) + per second (lock renewals,
     // stalled checks, blocking waits, status polls): both measured, so any machine speed can be projected.
     const perChunkCpu = serial.cost.cpu / NOOP_CHUNKS;
-    const perSecondCpu = Math.max(0, (c1.cpu - perChunkCpu * chunks) / workSeconds1);
+    const perSecondCpu = Math.max(0, (c1.cpu - perChunkCpu * chunks) / workSeconds1 - idleCpuPerSecond);
     const perChunkCommands = serial.cost.commands / NOOP_CHUNKS;
     const perSecondCommands = Math.max(0, (c1.commands - perChunkCommands * chunks) / workSeconds1);
     const redisLoad = (rate: number) => perSecondCpu + (perChunkCpu * rate) / CHUNK;
-    const machinesAt = (utilisation: number, rate: number) => Math.floor(utilisation / redisLoad(rate));
+    // N machines load Redis by N × redisLoad; its own idle work comes once.
+    const redisCpu = (n: number, rate: number) => idleCpuPerSecond + n * redisLoad(rate);
+    const machinesAt = (utilisation: number, rate: number) =>
+      Math.floor((utilisation - idleCpuPerSecond) / redisLoad(rate));
     const projection = [1, 10, 100, 1000].flatMap((n) =>
       [workerRate1, PREDICT_BENCH_RATE].map((rate) => [
         n,
         rate.toFixed(1),
         (n * rate).toFixed(0),
         (n * (perSecondCommands + (perChunkCommands * rate) / CHUNK)).toFixed(0),
-        `${(100 * n * redisLoad(rate)).toFixed(1)} %`,
+        `${(100 * redisCpu(n, rate)).toFixed(1)} %`,
         `${((n * rate * perClaim(c1.bytes)) / 2 ** 20).toFixed(2)}`,
       ]),
     );
@@ -290,8 +299,10 @@ ${((serial.bytesPerChunk * (1e6 / CHUNK)) / 2 ** 30).toFixed(2)} GiB for a milli
 **Redis per claim, real 1-worker run:** ${perClaim(c1.commands).toFixed(2)} commands,
 ${(1000 * perClaim(c1.cpu)).toFixed(3)} ms of Redis CPU, ${(perClaim(c1.bytes) / 1024).toFixed(2)} KiB over the network.
 Split into the per-chunk cost above and a per-worker background (lock renewals, stalled checks, blocking waits, the
-worker's 2 status polls a second): ${perSecondCommands.toFixed(1)} commands and
-${(1000 * perSecondCpu).toFixed(2)} ms of Redis CPU per worker-second.
+worker's status poll every second): ${perSecondCommands.toFixed(1)} commands and
+${(1000 * perSecondCpu).toFixed(2)} ms of Redis CPU per worker-second, after leaving out what an idle Redis spends
+on its own (${(1000 * idleCpuPerSecond).toFixed(2)} ms of CPU per second, measured over ${IDLE_MS / 1000} s before
+the runs).
 
 **Projection to N machines**, one worker each, at the 1-worker rate measured here and at predict's
 ${PREDICT_BENCH_RATE} claims/s on an unloaded machine (BENCHMARKS.md, "predict"); Redis executes commands on one

@@ -15,7 +15,8 @@ import { listRuns, localLane, mismatch, type RunRecord } from "./run.ts";
 export const DEFAULT_LOCK_MS = 30_000;
 /** Times a chunk may be given back after its worker died before it counts as failed. */
 const MAX_STALLED = 3;
-const POLL_MS = 500;
+/** How often a worker checks whether its run still has chunks (one Redis call each). */
+const POLL_MS = 1000;
 
 export interface WorkOptions {
   redis: string;
