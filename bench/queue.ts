@@ -189,17 +189,16 @@ export const bench: Bench = async () => {
         (cpu / CLAIMS).toFixed(3),
         "",
         "",
+        "",
       ]);
     };
-    await predict("before");
-    const queueRows: (string | number)[][] = [];
 
+    // Each queue run is compared with the predict run just before it (the load drifts over minutes).
     let cost1: RedisCounters | undefined;
-    let workerRate1 = 0;
+    const rates1: number[] = [];
     let workSeconds1 = 0;
-    for (const workers of [1, 2]) {
+    const queue = async (workers: number, name: string) => {
       log(`queue, ${workers} worker(s)`);
-      const name = `bench-${workers}`;
       const t0 = Date.now();
       const submitArgs = ["queue", "submit", "--redis", server.url, "--task", "1", "--claims", claimsFile];
       await run([...submitArgs, "--index", index.dir, "--run", name, "--chunk-size", String(CHUNK)]).done;
@@ -222,29 +221,32 @@ export const bench: Bench = async () => {
       const s = await runStatus(redis, name);
       const workSeconds = (worked - submitted) / 1000;
       const rate = CLAIMS / workSeconds;
+      const previous = predictRuns[predictRuns.length - 1];
       if (workers === 1) {
-        cost1 = cost;
-        workerRate1 = rate;
-        workSeconds1 = workSeconds;
+        cost1 ??= cost;
+        workSeconds1 ||= workSeconds;
+        rates1.push(rate);
       }
       log(
         `${workers} worker(s): ${workSeconds.toFixed(1)} s, ${rate.toFixed(2)} claims/s, ${cpu.toFixed(0)} CPU-s`,
       );
-      queueRows.push([
+      rows.push([
         `queue, ${workers} \`work\` process${workers > 1 ? "es" : ""}`,
         workSeconds.toFixed(1),
         rate.toFixed(2),
-        "",
+        (rate / (CLAIMS / previous.seconds)).toFixed(2),
         (cpu / CLAIMS).toFixed(3),
+        CPU_RATIO(previous.cpu, cpu).toFixed(2),
         (CLAIMS / ((collected - t0) / 1000)).toFixed(2),
         s.claimsPerSecond?.toFixed(2) ?? "",
       ]);
-    }
-    await predict("after");
-    // Ratio to the mean of the two predict runs' claims/s.
-    const predictRate = predictRuns.reduce((a, r) => a + CLAIMS / r.seconds, 0) / predictRuns.length;
-    for (const r of queueRows) r[3] = (Number(r[2]) / predictRate).toFixed(2);
-    rows.splice(1, 0, ...queueRows);
+    };
+    await predict("1st");
+    await queue(1, "bench-1a");
+    await predict("2nd");
+    await queue(1, "bench-1b");
+    await queue(2, "bench-2");
+    const workerRate1 = rates1.reduce((a, b) => a + b, 0) / rates1.length;
     const loadEnd = loadAverage();
 
     const c1 = cost1 as RedisCounters;
@@ -281,7 +283,7 @@ verifier); index: ${index.what}; Redis 7 (Debian redis-server, AOF on, fsync onc
 of ${CHUNK} claims. Every process starts from a cold sentence-vector cache and is timed whole (Node start, models
 and index loading included). Each collected file was checked byte-identical to predict's.
 
-${table(["run", "seconds", "claims/s", "ratio to predict (mean of both runs)", "CPU-s/claim (all threads)", "claims/s incl. submit + collect", "claims/s from chunk times"], rows)}
+${table(["run", "seconds", "claims/s", "claims/s ratio to the predict run before", "CPU-s/claim (all threads)", "CPU ratio (predict / queue)", "claims/s incl. submit + collect", "claims/s from chunk times"], rows)}
 
 Queue "seconds": from the end of \`submit\` until the last \`work --exit-when-idle\` exits; the last column is claims
 over first chunk started to last chunk finished (model loading left out). Two workers share this machine's 2 cores
@@ -318,8 +320,8 @@ ${PREDICT_BENCH_RATE} claims/s per machine: ${(1e6 / PREDICT_BENCH_RATE / 3600).
 ${((1e6 / PREDICT_BENCH_RATE / 3600) * 6).toFixed(0)} min on 10.
 
 Load average (1/5/15 min) at the start: ${loadStart}; at the end: ${loadEnd}. Other engineers' jobs share the 2 cores
-(a 1-minute figure above 2 means less than the whole machine), so claims/s are lower bounds and drift between runs;
-predict runs before and after the queue runs to bracket that drift.
+(a 1-minute figure above 2 means less than the whole machine), so claims/s are lower bounds and drift between runs
+(each queue run is compared with the predict run just before it; the CPU ratio does not depend on the load).
 `,
     };
   } finally {
