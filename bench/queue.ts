@@ -248,6 +248,10 @@ export const bench: Bench = async () => {
     await queue(1, "bench-1b");
     await queue(2, "bench-2");
     const workerRate1 = rates1.reduce((a, b) => a + b, 0) / rates1.length;
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const oneWorker = rows.filter((r) => String(r[0]).startsWith("queue, 1 "));
+    const rateRatio1 = mean(oneWorker.map((r) => Number(r[3])));
+    const cpuRatio1 = mean(oneWorker.map((r) => Number(r[5])));
     const loadEnd = loadAverage();
 
     const c1 = cost1 as RedisCounters;
@@ -285,6 +289,10 @@ of ${CHUNK} claims. Every process starts from a cold sentence-vector cache and i
 and index loading included). Each collected file was checked byte-identical to predict's.
 
 ${table(["run", "seconds", "claims/s", "claims/s ratio to the predict run before", "CPU-s/claim (all threads)", "CPU ratio (predict / queue)", "claims/s incl. submit + collect", "claims/s from chunk times"], rows)}
+
+One worker against predict: mean claims/s ratio ${rateRatio1.toFixed(2)} over the two pairs, CPU ratio
+${cpuRatio1.toFixed(2)} (so at the same share of the machine one worker does ${(100 * cpuRatio1).toFixed(0)} % of
+predict's claims/s; the target is 90 %).
 
 Queue "seconds": from the end of \`submit\` until the last \`work --exit-when-idle\` exits; the last column is claims
 over first chunk started to last chunk finished (model loading left out). Two workers share this machine's 2 cores
