@@ -21,6 +21,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   predict: () => import("./predict.ts"),
   product: () => import("./product.ts"),
   "first-run": () => import("./first-run.ts"),
+  queue: () => import("./queue.ts"),
 };
 
 const FILE = "BENCHMARKS.md";
