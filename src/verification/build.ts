@@ -90,10 +90,13 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
    cues over all sentences).
 5. Calibration per kind: temperature fitted on out-of-fold pair logits (one sentence: T =
    ${c.temperature.single.toFixed(3)}, more: T = ${c.temperature.multi.toFixed(3)}; out-of-fold ECE ${f3(c.eceBefore)} →
-   ${f3(c.eceAfter)}). Decision: argmax of weight × probability, weights (Supports / Refutes / NEI)
+   ${f3(c.eceScaled)}). Decision weights (Supports / Refutes / NEI)
    ${c.classWeights.multi.join(" / ")} for multi-sentence abstracts and ${c.classWeights.single.join(" / ")} for one-sentence
    ones, each tuned on the same out-of-fold predictions for weighted F1 + 0.25 × Refutes F1 (the hardest label)
-   minus 2 × the share of NEI pairs called Supports beyond the TF-IDF model's own out-of-fold share. Out-of-fold weighted F1: ${f3(c.oofF1.multi)} (more
+   minus 2 × the share of NEI pairs called Supports beyond the TF-IDF model's own out-of-fold share. The weights are
+   folded into the probabilities shown (softmax((logits / T + ln w) / T2), T2 re-fitted out of fold: one sentence
+   ${c.foldedTemperature.single.toFixed(3)}, more ${c.foldedTemperature.multi.toFixed(3)}; out-of-fold ECE of the probabilities shown ${f3(c.eceAfter)}), so the label is
+   always the most probable class shown. Out-of-fold weighted F1: ${f3(c.oofF1.multi)} (more
    sentences), ${f3(c.oofF1.single)} (one sentence).
 6. No sentence encoder: the ablations in BENCHMARKS.md show that a stance model on USE-lite vectors of claim and
    candidate sentences ((u, v, |u-v|, u*v, cos) + lexical features) adds nothing on either dev set, so the shipped
