@@ -101,7 +101,8 @@ test("typing a claim shows the evidence cards with label badges, highlighted rat
   assert.equal(await cards.count(), REAL ? 5 : 4);
   const badges = await page.locator("#evidence .badge").allTextContents();
   assert.equal(badges.length, await cards.count());
-  for (const b of badges) assert.match(b, /^((Supports|Refutes) \d+%|Not Enough Information)$/);
+  for (const b of badges)
+    assert.match(b, /^((Supports|Refutes) \d+%|Not Enough Information|Not about this claim)$/);
   if (!REAL) {
     const first = cards.first();
     assert.equal(await first.getAttribute("data-abstract-id"), "a3");

@@ -43,28 +43,36 @@ function renderNarratives(list) {
   }
 }
 
-function renderSummary(summary, caution) {
+const LEAN_TEXT = { out_of_scope: "out of scope" };
+
+function renderSummary(summary, caution, scope) {
   const box = $("summary");
   box.replaceChildren(
-    el("span", "lean", summary.lean),
-    ` (${pct(summary.lean_confidence)}) · `,
+    el("span", "lean", LEAN_TEXT[summary.lean] ?? summary.lean),
+    summary.lean === "out_of_scope" ? " · " : ` (${pct(summary.lean_confidence)}) · `,
     el("span", "summary-text", summary.text),
   );
   const c = $("caution");
   c.className = caution.needs_human_review ? "caution review" : "caution";
+  // The reason says why (out of scope, nothing about the claim, thin, disagreement, normative claim). No caution
+  // is said only for what it means: in scope, and the abstracts about the claim that take a side all agree.
   c.textContent = caution.needs_human_review
     ? `Needs human review: ${caution.reason}`
-    : "No caution: the evidence is consistent.";
+    : "No caution: the claim is in scope and every abstract about it that takes a side agrees.";
+  const s = $("scope");
+  s.hidden = scope.in_scope;
+  s.textContent = scope.in_scope ? "" : `Out of scope: ${scope.reason}`;
 }
 
 function renderCard(e) {
-  const kind = LABEL_CLASS[e.label] ?? "nei";
+  // Below the relevance gate an abstract is "not about this claim": it takes no side and is not in the summary.
+  const kind = e.about_claim ? (LABEL_CLASS[e.label] ?? "nei") : "off";
   const card = el("li", `card ${kind}`);
   card.dataset.abstractId = e.abstract_id;
   const head = el("div", "card-head");
-  // An NEI verdict's confidence can be low (weak Supports/Refutes fall back to NEI), so its badge shows no number;
-  // the three probabilities are in the meta line of every card.
-  const badge = kind === "nei" ? e.label : `${e.label} ${pct(e.confidence)}`;
+  // The badge's label is the most probable of the three probabilities in the meta line; NEI shows no number.
+  const badge =
+    kind === "off" ? "Not about this claim" : kind === "nei" ? e.label : `${e.label} ${pct(e.confidence)}`;
   head.append(el("span", "rank", `#${e.rank}`), el("span", `badge ${kind}`, badge));
   const href = e.url ? safeUrl(e.url) : undefined;
   const title = el(href ? "a" : "span", "card-title", e.title ?? "(untitled)");
@@ -79,6 +87,7 @@ function renderCard(e) {
     e.doi ? `doi:${e.doi}` : undefined,
     `id ${e.abstract_id}`,
     `S ${pct(e.p_supports)} · R ${pct(e.p_refutes)} · NEI ${pct(e.p_nei)}`,
+    e.relevance === null ? undefined : `about the claim ${pct(e.relevance)}`,
     `retrieval ${e.retrieval_score}`,
   ];
   const abstract = el("p", "abstract");
@@ -87,14 +96,23 @@ function renderCard(e) {
     if (i > 0) abstract.append(" ");
     abstract.append(rationale.has(i) ? el("mark", "rationale", s) : el("span", "sentence", s));
   });
-  card.append(head, el("div", "meta", meta.filter(Boolean).join(" · ")), abstract);
+  card.append(head, el("div", "meta", meta.filter(Boolean).join(" · ")));
+  if (kind === "off")
+    card.append(
+      el(
+        "div",
+        "why",
+        `Why: the chance that this abstract is about the claim's subject is ${pct(e.relevance)}, below 50%, so it takes no side and is left out of the summary.`,
+      ),
+    );
+  card.append(abstract);
   return card;
 }
 
 function render(r) {
   $("claim-echo").textContent = r.claim;
   renderNarratives(r.narratives);
-  renderSummary(r.summary, r.caution);
+  renderSummary(r.summary, r.caution, r.scope);
   $("evidence").replaceChildren(...r.evidence.map(renderCard));
   const t = r.timings_ms;
   $("timings").textContent =
