@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   ev2r: () => import("./ev2r.ts"),
   predict: () => import("./predict.ts"),
   product: () => import("./product.ts"),
+  trust: () => import("./trust.ts"),
 };
 
 const FILE = "BENCHMARKS.md";
