@@ -80,12 +80,17 @@ test("caution: thin evidence (nothing decisive, a lone weak side, a lone relevan
   assert.match(caution(thin, summarize(thin), 0).reason ?? "", /None of the abstracts about this claim/);
   const lone = [S(0.55), N()];
   assert.match(caution(lone, summarize(lone), 0).reason ?? "", /Only one abstract takes a side/);
-  const loneFirm = [S(0.65), N()];
-  assert.equal(caution(loneFirm, summarize(loneFirm), 0).needs_human_review, false);
-  const onlyOne = [S(0.9), Off(), Off()];
+  // One source is not a body of evidence, however confident.
+  const loneFirm = [S(0.95), N(), N()];
   assert.match(
-    caution(onlyOne, summarize(onlyOne), 0).reason ?? "",
-    /Only one abstract found is about this claim/,
+    caution(loneFirm, summarize(loneFirm), 0).reason ?? "",
+    /^Only one abstract takes a side: the evidence is thin\.$/,
+  );
+  // The lone decisive abstract counts among those about the claim only.
+  const loneAmongOff = [S(0.9), Off(), Off()];
+  assert.match(
+    caution(loneAmongOff, summarize(loneAmongOff), 0).reason ?? "",
+    /Only one abstract takes a side/,
   );
   assert.match(caution([], summarize([]), 0).reason ?? "", /No abstract/);
 });

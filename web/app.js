@@ -55,10 +55,10 @@ function renderSummary(summary, caution, scope) {
   const c = $("caution");
   c.className = caution.needs_human_review ? "caution review" : "caution";
   // The reason says why (out of scope, nothing about the claim, thin, disagreement, normative claim). No caution
-  // is said only for what it means: in scope, and the abstracts about the claim that take a side all agree.
+  // is said only for what it means: in scope, and two or more abstracts about the claim take the same side.
   c.textContent = caution.needs_human_review
     ? `Needs human review: ${caution.reason}`
-    : "No caution: the claim is in scope and every abstract about it that takes a side agrees.";
+    : "No caution: the claim is in scope, and two or more abstracts about it take a side and all agree.";
   const s = $("scope");
   s.hidden = scope.in_scope;
   s.textContent = scope.in_scope ? "" : `Out of scope: ${scope.reason}`;

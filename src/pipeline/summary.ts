@@ -14,7 +14,7 @@ import type { Caution, Evidence, Lean, Summary } from "./result.ts";
 
 /** P(group 4) + P(group 5) at or above this (more likely than not) makes a claim normative for the caution. */
 export const NORMATIVE_THRESHOLD = 0.5;
-/** A lone decisive abstract below this confidence is thin evidence. */
+/** A lone decisive abstract is thin evidence; below this confidence the caution also says it is weak. */
 export const THIN_CONFIDENCE = 0.6;
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -98,8 +98,8 @@ export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_
 /**
  * Whether a person should review the verdict, and why: a claim out of scope (not about climate, not English), a
  * normative or epistemological claim (groups 4/5 with probability `normative` >= NORMATIVE_THRESHOLD), nothing
- * found or nothing about the claim, no decisive abstract, a lone one (weak, or the only one about the claim), or
- * abstracts that disagree. No caution means: in scope, and every decisive abstract about the claim on one side.
+ * found or nothing about the claim, no decisive abstract, a lone decisive one, or abstracts that disagree. No
+ * caution means: in scope, and two or more abstracts about the claim take a side, all the same one.
  */
 export function caution(
   evidence: readonly Evidence[],
@@ -125,10 +125,12 @@ export function caution(
     reasons.push(
       `The abstracts about this claim disagree (${summary.supports} support it, ${summary.refutes} refute it): a person should read them before any verdict.`,
     );
-  else if (decisive.length === 1 && decisive[0].confidence < THIN_CONFIDENCE)
-    reasons.push("Only one abstract takes a side, and with low confidence: the evidence is thin.");
-  else if (relevant.length === 1)
-    reasons.push("Only one abstract found is about this claim: the evidence is thin.");
+  else if (decisive.length === 1)
+    reasons.push(
+      decisive[0].confidence < THIN_CONFIDENCE
+        ? "Only one abstract takes a side, and with low confidence: the evidence is thin."
+        : "Only one abstract takes a side: the evidence is thin.",
+    );
   return reasons.length
     ? { needs_human_review: true, reason: reasons.join(" ") }
     : { needs_human_review: false, reason: null };

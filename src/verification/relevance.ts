@@ -14,7 +14,7 @@ import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { type Standardiser, standardise } from "../learning/standardise.ts";
-import { type IdfJson, IdfTable, idfPairFeatures } from "./idf.ts";
+import { IDF_FEATURES, type IdfJson, IdfTable, idfPairFeatures } from "./idf.ts";
 import { lexicalFeatures, profile, type TextProfile } from "./lexical.ts";
 import type { LabelProbs } from "./verifier.ts";
 
@@ -22,16 +22,12 @@ export const RELEVANCE_FORMAT = "climatecheck-relevance/1";
 /** Below this P(about the claim), an abstract is shown as not about the claim. */
 export const RELEVANCE_GATE = 0.5;
 
-/** The idf.ts overlap slots the gate reads, then its own: title recall and the claim's key count. */
-export const RELEVANCE_FEATURES = [
-  "best",
-  "second",
-  "abstract",
-  "max_missing",
-  "missing_rare",
-  "top2",
-  "best_sq",
-  "log_sentences",
+/** How many of the idf.ts features (its overlap slots, before the polarity cues) the gate reads. */
+const OVERLAP_SLOTS = 8;
+
+/** The idf.ts overlap slots, then the gate's own: title recall, key counts, and the subjects of both sides. */
+export const RELEVANCE_FEATURES: readonly string[] = [
+  ...IDF_FEATURES.slice(0, OVERLAP_SLOTS),
   "title",
   "log_claim_keys",
   "share_found",
@@ -39,7 +35,7 @@ export const RELEVANCE_FEATURES = [
   "claim_climate",
   "abstract_climate",
   "climate_gap",
-] as const;
+];
 
 /** P(about climate) of a text: the scope model's (src/scope/scope.ts); the gate reads it for claim and abstract. */
 export type SubjectScore = (text: string) => number;
@@ -60,7 +56,7 @@ export function relevanceFeatures(
   subject: { claim: number; abstract: number },
 ): number[] {
   const lexical = sentences.map((s, i) => lexicalFeatures(claim, s, i, sentences.length));
-  const overlap = idfPairFeatures(idf, claim, sentences, lexical, title).slice(0, 8);
+  const overlap = idfPairFeatures(idf, claim, sentences, lexical, title).slice(0, OVERLAP_SLOTS);
   const keys = [...claim.keys];
   const w = keys.map((k) => idf.weight(k));
   const total = w.reduce((a, b) => a + b, 0) || 1;
