@@ -1,10 +1,10 @@
 /**
  * Verdicts a fact-checker can trust (issue 13), on our dev splits and on 20 hand-written claims against the default
- * index: labels against the probabilities shown, dev weighted F1 of the shipped verifier beside the previous one
- * (the same model without the direction check: its labels are those of builtin:v3) and the TF-IDF + LR baseline
- * with paired-bootstrap intervals, the contrast set, the relevance gate, the out-of-scope detector, and speed.
+ * index: labels against the probabilities shown, dev weighted F1 of the shipped verifier beside the one it replaces
+ * (builtin:v3, its recorded dev labels), itself without the direction check, and the TF-IDF + LR baseline, with
+ * paired-bootstrap intervals; the contrast set, the relevance gate, the out-of-scope detector, and speed.
  */
-
+import { readFileSync } from "node:fs";
 import { bootstrapInterval, groupResamples } from "../src/evaluation/bootstrap.ts";
 import { openPipeline } from "../src/pipeline/pipeline.ts";
 import type { CheckResult } from "../src/pipeline/result.ts";
@@ -28,6 +28,7 @@ import { agreesWithProbs, type Verdict } from "../src/verification/verifier.ts";
 import { type Bench, loadAverage, percentile, table } from "./report.ts";
 
 const SOURCES: Source[] = ["scifact", "climate-fever"];
+const V3_LABELS = new URL("fixtures/verification-v3-dev-labels.json", import.meta.url);
 const f3 = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
 const log = (m: string) => process.stderr.write(`  ${new Date().toISOString().slice(11, 19)} ${m}\n`);
@@ -137,22 +138,47 @@ export const bench: Bench = async () => {
   log("verifiers on dev");
   await run("TF-IDF + LR baseline", async (ex) => baseline.predict(ex));
   await run(
-    "previous built-in (builtin:v3 labels)",
+    "shipped without the direction check",
     async (ex) => (await evaluateModel(previous, ex, noEncoder)).verdicts,
   );
   await run(
     "shipped built-in (builtin:v4)",
     async (ex) => (await evaluateModel(model, ex, noEncoder)).verdicts,
   );
+  const [base, noGuard, shipped] = systems;
+
+  // The verifier before this change (builtin:v3, commit ad03d3a): its dev labels, recorded by running that commit
+  // (bench/fixtures/verification-v3-dev-labels.json says how), since its features differ from today's code.
+  const v3 = JSON.parse(readFileSync(V3_LABELS, "utf8")) as {
+    labelNotTopClass: Record<Source, number>;
+    labels: Record<string, Label>;
+  };
+  const v3Labels = new Map(
+    SOURCES.map((source) => [
+      source,
+      (devBy.get(source) as SourcedExample[]).map((e) => v3.labels[`${e.claimId}\t${e.abstractId}`]),
+    ]),
+  );
 
   // Weighted F1 with paired-bootstrap intervals over dev claims of the shipped model's differences.
-  const [base, prev, shipped] = systems;
   const verificationRows: (string | number)[][] = [];
   const diffRows: (string | number)[][] = [];
   for (const source of SOURCES) {
     const ex = devBy.get(source) as SourcedExample[];
     const gold = ex.map((e) => e.label);
     const samples = groupResamples(ex.map((e) => e.claimId));
+    const v3Pred = v3Labels.get(source) as Label[];
+    const v3F = verificationF1(v3Pred, gold);
+    verificationRows.push([
+      "before: builtin:v3 (ad03d3a)",
+      source,
+      f3(v3F.weighted),
+      f3(v3F.supports),
+      f3(v3F.refutes),
+      f3(neiAsSupportsShare(gold, v3Pred)),
+      "-",
+      v3.labelNotTopClass[source],
+    ]);
     for (const s of systems) {
       const pred = (s.verdicts.get(source) as Verdict[]).map((v) => v.label);
       const f = verificationF1(pred, gold);
@@ -169,9 +195,13 @@ export const bench: Bench = async () => {
       ]);
     }
     const labels = (s: System) => (s.verdicts.get(source) as Verdict[]).map((v) => v.label);
-    for (const ref of [prev, base]) {
+    const refs: [string, Label[]][] = [
+      ["builtin:v3", v3Pred],
+      ["shipped without the direction check", labels(noGuard)],
+      ["TF-IDF + LR baseline", labels(base)],
+    ];
+    for (const [refName, b] of refs) {
       const a = labels(shipped);
-      const b = labels(ref);
       const diff = (rows: readonly number[]) => {
         const g = rows.map((r) => gold[r]);
         return (
@@ -187,7 +217,7 @@ export const bench: Bench = async () => {
       };
       const all = gold.map((_, i) => i);
       const [lo, hi] = bootstrapInterval(samples, diff);
-      diffRows.push([source, `shipped − ${ref.name}`, signed(diff(all)), `${signed(lo)} to ${signed(hi)}`]);
+      diffRows.push([source, `shipped − ${refName}`, signed(diff(all)), `${signed(lo)} to ${signed(hi)}`]);
     }
   }
 
@@ -323,8 +353,11 @@ Paired bootstrap: 1,000 resamples of dev claims (seed 2026), 95% intervals. Load
 The label of every verdict is the most probable of the probabilities shown (last column: verdicts where it is
 not; \`agreesWithProbs\` in src/verification/verifier.ts). The shipped verifier folds its decision weights into
 the probabilities (ln w on the temperature-scaled logits, re-calibrated out of fold, models/verification/CARD.md)
-and adds a direction check (contrastGuard in src/verification/model.ts). "Previous built-in" is the same model
-without that check: its labels are exactly those of builtin:v3 (same weighted argmax). Contrast set: every dev pair
+and adds a direction check (contrastGuard in src/verification/model.ts), and its lexicon has more direction words
+(record lows, minimum, retreating, highs, maximum; out-of-fold weighted F1 0.601 → 0.605 for one-sentence pairs).
+"Before" is the verifier this change replaces, builtin:v3 at commit ad03d3a, whose dev labels are recorded in
+bench/fixtures/verification-v3-dev-labels.json (produced by running that commit; its last column counts its
+verdicts whose label was not the most probable class it showed). Contrast set: every dev pair
 predicted Supports whose claim the rule in src/verification/contrast.ts can contrast; the column is how many of
 their contrasted claims are not predicted Supports (target: at least 70%).
 
