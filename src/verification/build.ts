@@ -101,6 +101,10 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
 6. No sentence encoder: the ablations in BENCHMARKS.md show that a stance model on USE-lite vectors of claim and
    candidate sentences ((u, v, |u-v|, u*v, cos) + lexical features) adds nothing on either dev set, so the shipped
    model leaves it out (the benchmark still fits it, as an ablation).
+7. Direction check at inference${model.contrastGuard ? "" : " (off in this model)"}: each pair labelled Supports is scored again against the claim's
+   contrast (direction swapped or negated, src/verification/contrast.ts); when the text supports the contrast at
+   least as much, half of P(Supports) moves to NEI (contrastGuard in model.ts; the rule was chosen on train pairs,
+   BENCHMARKS.md "Verdicts a fact-checker can trust"). The dev figures below include it.
 
 ## Dev figures
 | dev set | pairs | weighted F1 | Supports F1 | Refutes F1 | NEI F1 | gold NEI → Supports | ECE raw → calibrated |
