@@ -22,6 +22,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   product: () => import("./product.ts"),
   "first-run": () => import("./first-run.ts"),
   queue: () => import("./queue.ts"),
+  trust: () => import("./trust.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

@@ -38,6 +38,12 @@ export function trainingFiles(dir = trainingDataDir()) {
       test: join(dir, "flicc", "fallacy_test.csv"),
     },
     taxonomy: join(dir, "cards-taxonomy", "cards.ttl"),
+    scifactClaimsTest: join(dir, "scifact", "claims_test.csv"),
+    arxivClimate: join(dir, "arxiv-climate", "corpus.jsonl"),
+    climateDetect: {
+      train: join(dir, "climatebert", "climate_detect_train.csv"),
+      test: join(dir, "climatebert", "climate_detect_test.csv"),
+    },
   };
 }
 
