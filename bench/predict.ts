@@ -26,15 +26,27 @@ const SINGLE_SAMPLE = 100;
 const K = 10;
 const log = (m: string) => process.stderr.write(`  ${m}\n`);
 
-async function benchClaims(): Promise<Claim[]> {
+/** n claim texts, half Climate-FEVER, half SciFact (also the queue benchmark's claims). */
+export async function benchClaims(n = CLAIMS): Promise<Claim[]> {
   const files = trainingFiles();
   const cf = (await readClimateFever(files.climateFever)).map((c) => ({ id: `cf-${c.id}`, text: c.claim }));
   const sf = (await readSciFactClaims(files.scifactClaims)).map((c) => ({ id: `sf-${c.id}`, text: c.claim }));
-  return [...cf.slice(0, CLAIMS / 2), ...sf.slice(0, CLAIMS - Math.min(cf.length, CLAIMS / 2))];
+  return [...cf.slice(0, n / 2), ...sf.slice(0, n - Math.min(cf.length, n / 2))];
+}
+
+/** Writes benchClaims(n) as a claims file and returns them. */
+export async function writeBenchClaims(file: string, n = CLAIMS): Promise<Claim[]> {
+  const claims = await benchClaims(n);
+  await writeCsv(
+    file,
+    ["claim_id", "claim"],
+    claims.map((c) => [c.id, c.text]),
+  );
+  return claims;
 }
 
 /** The default index when present, else a SciFact index (BM25 + USE-lite vectors) built here. */
-async function benchIndex(tmp: string): Promise<{ dir: string; what: string }> {
+export async function benchIndex(tmp: string): Promise<{ dir: string; what: string }> {
   const dflt = join(homeDir(), "index", "default");
   if (existsSync(join(dflt, "manifest.json"))) return { dir: dflt, what: `default index (${dflt})` };
   const dir = join(tmp, "index");
@@ -51,7 +63,7 @@ async function benchIndex(tmp: string): Promise<{ dir: string; what: string }> {
  * Points the encoder cache at a fresh folder (the cache lives under CLIMATECHECK_HOME), borrowing the converted
  * word vectors (minutes to convert again, and not what a claim costs).
  */
-async function coldCache(tmp: string, name: string): Promise<void> {
+export async function coldCache(tmp: string, name: string): Promise<void> {
   const words = join(cacheDir(), "word-vectors");
   const home = await mkdtemp(join(tmp, `${name}-`));
   if (existsSync(words)) {
@@ -76,13 +88,8 @@ export const bench: Bench = async () => {
   const tmp = await mkdtemp(join(tmpdir(), "bench-predict-"));
   const home = process.env.CLIMATECHECK_HOME;
   try {
-    const claims = await benchClaims();
     const claimsFile = join(tmp, "claims.csv");
-    await writeCsv(
-      claimsFile,
-      ["claim_id", "claim"],
-      claims.map((c) => [c.id, c.text]),
-    );
+    const claims = await writeBenchClaims(claimsFile);
     log("index");
     const index = await benchIndex(tmp);
     const loadStart = loadAverage();

@@ -21,6 +21,8 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   predict: () => import("./predict.ts"),
   product: () => import("./product.ts"),
   "first-run": () => import("./first-run.ts"),
+  queue: () => import("./queue.ts"),
+  trust: () => import("./trust.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

@@ -8,10 +8,10 @@ import { trainingFiles } from "../src/data/paths.ts";
 import { readClimateFever } from "../src/data/training-sets.ts";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { cosine } from "../src/encoders/vector.ts";
+import { bootstrapInterval, groupResamples } from "../src/evaluation/bootstrap.ts";
 import { fitTemperature, softmaxWithTemperature } from "../src/learning/calibration.ts";
 import { weightedArgmax } from "../src/learning/decision-weights.ts";
 import { trainLogistic } from "../src/learning/logistic.ts";
-import { mulberry32 } from "../src/learning/random.ts";
 import { concatSparse, type SparseVector } from "../src/learning/sparse.ts";
 import { fitStandardiser, standardise } from "../src/learning/standardise.ts";
 import { TfidfVectorizer } from "../src/learning/tfidf.ts";
@@ -350,32 +350,21 @@ export const bench: Bench = async () => {
   // Paired bootstrap over dev claims: the 95% interval of a variant's dev difference from the shipped model.
   const devGold = cfDev.map((i) => dev[i].label as Label);
   const devClaims = [...new Set(cfDev.map((i) => dev[i].claimId))];
-  const pairsOf = new Map<string, number[]>();
-  cfDev.forEach((i, r) => {
-    pairsOf.set(dev[i].claimId, [...(pairsOf.get(dev[i].claimId) ?? []), r]);
-  });
-  const rng = mulberry32(2026);
-  const samples = Array.from({ length: 1000 }, () =>
-    devClaims.flatMap(() => pairsOf.get(devClaims[Math.floor(rng() * devClaims.length)]) ?? []),
-  );
-  const interval = (pred: readonly Label[], ref: readonly Label[]) => {
-    const diffs = samples
-      .map((rows) => {
-        const gold = rows.map((r) => devGold[r]);
-        return (
-          verificationF1(
-            rows.map((r) => pred[r]),
-            gold,
-          ).weighted -
-          verificationF1(
-            rows.map((r) => ref[r]),
-            gold,
-          ).weighted
-        );
-      })
-      .sort((a, b) => a - b);
-    return [diffs[25], diffs[974]];
-  };
+  const samples = groupResamples(cfDev.map((i) => dev[i].claimId));
+  const interval = (pred: readonly Label[], ref: readonly Label[]) =>
+    bootstrapInterval(samples, (rows) => {
+      const gold = rows.map((r) => devGold[r]);
+      return (
+        verificationF1(
+          rows.map((r) => pred[r]),
+          gold,
+        ).weighted -
+        verificationF1(
+          rows.map((r) => ref[r]),
+          gold,
+        ).weighted
+      );
+    });
 
   const f3 = (x: number) => x.toFixed(3);
   const delta = (a: number, b: number) => `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(3)}`;

@@ -81,15 +81,29 @@ test("check prints narratives, ranked abstracts with label and DOI link, rationa
   );
   assert.match(
     stdout,
-    / {2}1\. \[Refutes 90%\] Solar activity and climate\n {5}id a3 · https:\/\/doi\.org\/10\.1\/a3\n/,
+    / {2}1\. \[Refutes 90%\] Solar activity and climate\n {5}id a3 · https:\/\/doi\.org\/10\.1\/a3 · S 5% R 90% NEI 5% · about the claim \d+%\n/,
   );
   assert.match(stdout, / {5}> Changes in solar irradiance cannot explain warming since 1950\.\n/);
   assert.match(stdout, / {2}2\. \[Not Enough Information 80%\]/);
   assert.match(
     stdout,
-    /\nSummary: Of 2 abstracts, 0 support the claim, 1 refutes it and 1 does not say enough\./,
+    /\nSummary: Of 2 abstracts about this claim, 0 support it, 1 refutes it and 1 does not say enough\./,
   );
   assert.match(stdout, /\nCaution: (none|needs human review\. .+)\n/);
+});
+
+test("check answers a claim that is not about climate as out of scope: caution, no lean (CLI, shipped scope model)", async () => {
+  const claim = "Aspirin lowers the risk of colorectal cancer in adults";
+  const { stdout } = await run(process.execPath, args(claim, "--k", "2", "--json"), { env: env() });
+  const r = JSON.parse(stdout) as CheckResult;
+  assert.equal(r.scope.in_scope, false);
+  assert.ok(r.scope.p_climate !== null && r.scope.p_climate < 0.5, String(r.scope.p_climate));
+  assert.equal(r.summary.lean, "out_of_scope");
+  assert.match(r.caution.reason ?? "", /does not look like a claim about climate/);
+  for (const e of r.evidence) assert.equal(typeof e.relevance, "number");
+  const text = await run(process.execPath, args(claim, "--k", "2"), { env: env() });
+  assert.match(text.stdout, /^Claim: .+\nOut of scope: This claim does not look like a claim about climate/);
+  assert.match(text.stdout, /\(lean: out_of_scope, 0%\)/);
 });
 
 test("check refuses a bad --k and an empty claim with exit code 2", async () => {

@@ -11,20 +11,11 @@ import { unzipSync } from "fflate";
 import { readTask1Predictions } from "../src/data/climatecheck.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { checkpointPath } from "../src/pipeline/batch-predict.ts";
-import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
+import { CLAIMS_CSV, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
 const exec = promisify(execFile);
 const CLI = ["--import", "tsx", "src/cli/main.ts"];
 const dir = tempDir("cli-predict-");
-// Every claim shares words with at least two abstracts, so each gets k = 2 rows.
-const CLAIMS = `claim_id,claim
-c1,Arctic sea ice is declining fast
-c2,Sea level rise is accelerating
-c3,The sun causes the recent warming
-c4,Coral reefs bleach in marine heatwaves and warming
-c5,Permafrost thaw releases methane and emissions
-c6,Hurricanes rise with warmer oceans and warming
-`;
 
 /** A loopback chat verifier: Refutes when the prompt mentions the sun, else Supports; `stallAt` never answers. */
 function chatServer() {
@@ -73,7 +64,7 @@ const task1Args = (out: string, more: string[] = [], server = 0) => [
 ];
 
 before(async () => {
-  await writeFile(join(dir, "claims.csv"), CLAIMS);
+  await writeFile(join(dir, "claims.csv"), CLAIMS_CSV);
   await ingest(writeCorpus(dir), join(dir, "index"), { vectors: [] });
   for (const [i, { server }] of servers.entries()) {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));

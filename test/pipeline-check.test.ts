@@ -128,3 +128,29 @@ test("verify takes an abstract id or a text; abstract looks an id up", async () 
   assert.equal(t.pipeline.abstract("missing"), undefined);
   assert.equal(t.pipeline.abstracts, ABSTRACTS.length);
 });
+
+test("an abstract below the relevance gate is not about the claim: NEI, no rationale, out of the summary", async () => {
+  // A stub gate: abstracts about the sun are off-topic, the rest on-topic.
+  const gated = await testPipeline({
+    relevance: {
+      probability: (_claim, sentences) => (sentences.some((s) => /\bsun\b/i.test(s)) ? 0.1 : 0.9),
+    },
+  });
+  try {
+    const r = await gated.pipeline.check(SOLAR, { k: 3 });
+    const top = r.evidence[0];
+    assert.equal(top.abstract_id, "a3");
+    assert.deepEqual([top.about_claim, top.relevance, top.label], [false, 0.1, "Not Enough Information"]);
+    // relevance x the verifier's (0.1, 0.8, 0.1), the rest NEI: the label is the top class shown.
+    assert.deepEqual([top.p_supports, top.p_refutes, top.p_nei, top.confidence], [0.01, 0.08, 0.91, 0.91]);
+    assert.deepEqual(top.rationale_indices, []);
+    assert.equal(r.summary.not_about_claim, r.evidence.filter((e) => !e.about_claim).length);
+    assert.equal(r.summary.refutes, 0, "the gated Refutes is not counted");
+    for (const e of r.evidence.slice(1)) assert.deepEqual([e.about_claim, e.relevance], [true, 0.9]);
+    // verify tells the same story for the same pair.
+    const v = await gated.pipeline.verify(SOLAR, "a3");
+    assert.deepEqual([v.label, v.about_claim, v.p_nei], [top.label, false, top.p_nei]);
+  } finally {
+    await gated.cleanup();
+  }
+});

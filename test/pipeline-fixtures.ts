@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { ingest } from "../src/index/ingest.ts";
 import { openIndex } from "../src/index/open.ts";
 import type { NarrativePrediction } from "../src/narratives/classifier.ts";
-import { createPipeline, type Pipeline } from "../src/pipeline/pipeline.ts";
+import { createPipeline, type Pipeline, type PipelineParts } from "../src/pipeline/pipeline.ts";
 import { Retriever } from "../src/retrieval/retriever.ts";
 import { tokenize } from "../src/text/tokenize.ts";
 import { abstractSentences, makeVerifier, type Verdict } from "../src/verification/verifier.ts";
@@ -64,7 +64,9 @@ export interface TestPipeline {
 }
 
 /** Builds the fixture index (BM25 only) and a pipeline over it. */
-export async function testPipeline(): Promise<TestPipeline> {
+export async function testPipeline(
+  parts: Pick<PipelineParts, "relevance" | "scope"> = {},
+): Promise<TestPipeline> {
   const dir = tempDir("cc-pipeline-");
   const index = join(dir, "index");
   await ingest(writeCorpus(dir), index);
@@ -78,6 +80,7 @@ export async function testPipeline(): Promise<TestPipeline> {
     retriever: new Retriever(opened),
     verifier,
     classifier: { classify: async (texts) => texts.map(keywordNarratives) },
+    ...parts,
     close: async () => opened.close(),
   });
   return {

@@ -5,7 +5,7 @@ import { assess, caution, NORMATIVE_THRESHOLD, summarize } from "../src/pipeline
 import type { Label } from "../src/types.ts";
 
 let n = 0;
-function ev(label: Label, confidence: number): Evidence {
+function ev(label: Label, confidence: number, about = true): Evidence {
   n++;
   return {
     abstract_id: `a${n}`,
@@ -20,45 +20,89 @@ function ev(label: Label, confidence: number): Evidence {
     rationale: [],
     rationale_indices: [],
     sentences: ["s"],
+    relevance: about ? 0.9 : 0.1,
+    about_claim: about,
   };
 }
 const S = (c: number) => ev("Supports", c);
 const R = (c: number) => ev("Refutes", c);
 const N = (c = 0.7) => ev("Not Enough Information", c);
+/** An abstract below the relevance gate (shown as NEI, not about the claim). */
+const Off = () => ev("Not Enough Information", 0.9, false);
 
-test("summarize: the lean goes to the side with at least 75% of the decisive confidence", () => {
-  const s = summarize([S(0.9), S(0.7), R(0.4), N(), N()]);
-  assert.deepEqual([s.supports, s.refutes, s.nei, s.lean], [2, 1, 2, "supports"]);
-  // share 1.6 / 2.0 = 0.8, mean Supports confidence 0.8
-  assert.equal(s.lean_confidence, 0.64);
-  assert.match(s.text, /^Of 5 abstracts, 2 support the claim, 1 refutes it and 2 do not say enough\./);
+test("summarize: one side alone leans that way; its lean_confidence is the side's mean confidence", () => {
+  const s = summarize([S(0.9), S(0.7), N(), N()]);
+  assert.deepEqual([s.supports, s.refutes, s.nei, s.not_about_claim, s.lean], [2, 0, 2, 0, "supports"]);
+  assert.equal(s.lean_confidence, 0.8);
+  assert.match(
+    s.text,
+    /^Of 4 abstracts about this claim, 2 support it, 0 refute it and 2 do not say enough\./,
+  );
   assert.match(s.text, /leans towards supporting/);
-
   const r = summarize([R(0.9), N()]);
-  assert.equal(r.lean, "refutes");
-  assert.equal(r.lean_confidence, 0.9);
-
-  const m = summarize([S(0.8), R(0.6)]);
-  assert.equal(m.lean, "mixed");
-  assert.equal(m.lean_confidence, 0.429); // minority share 0.6 / 1.4
-
+  assert.deepEqual([r.lean, r.lean_confidence], ["refutes", 0.9]);
   const i = summarize([N(), N()]);
   assert.deepEqual([i.lean, i.lean_confidence], ["insufficient", 0]);
   assert.equal(summarize([]).text, "No abstract was found for this claim.");
 });
 
-test("caution: thin, lone-weak and mixed evidence need review; firm evidence does not", () => {
+test("summarize and caution: any Supports with any Refutes is mixed, needs review, and is never consistent", () => {
+  // The issue's case: 3 Supports and 2 Refutes was shown as "No caution: the evidence is consistent".
+  const five = [S(0.9), S(0.8), S(0.7), R(0.6), R(0.5)];
+  const s = summarize(five);
+  assert.equal(s.lean, "mixed");
+  assert.equal(s.lean_confidence, 0.314); // minority share 1.1 / 3.5
+  assert.match(s.text, /mixed: some abstracts support the claim and some refute it/);
+  const c = caution(five, s, 0);
+  assert.equal(c.needs_human_review, true);
+  assert.match(c.reason ?? "", /disagree \(3 support it, 2 refute it\)/);
+  assert.doesNotMatch(`${s.text} ${c.reason}`, /consistent/);
+  // Even one dissenting abstract against four makes it mixed (the old 75% share rule called this "supports").
+  assert.equal(summarize([S(0.9), S(0.9), S(0.9), S(0.9), R(0.4)]).lean, "mixed");
+});
+
+test("summarize: abstracts not about the claim are counted apart and never weigh on the lean", () => {
+  const s = summarize([S(0.8), Off(), Off(), N()]);
+  assert.deepEqual([s.supports, s.refutes, s.nei, s.not_about_claim, s.lean], [1, 0, 1, 2, "supports"]);
+  assert.match(s.text, /^Of 2 abstracts about this claim \(2 of the 4 abstracts found are not about it\)/);
+  // Nothing relevant: said plainly, no lean, a caution.
+  const none = [Off(), Off(), Off()];
+  const ns = summarize(none);
+  assert.equal(ns.lean, "insufficient");
+  assert.equal(ns.text, "None of the 3 abstracts found is about this claim, so they say nothing about it.");
+  assert.match(caution(none, ns, 0).reason ?? "", /None of the abstracts found is about this claim/);
+});
+
+test("caution: thin evidence (nothing decisive, a lone weak side, a lone relevant abstract) needs review", () => {
   const firm = [S(0.9), S(0.8), N()];
   assert.deepEqual(caution(firm, summarize(firm), 0), { needs_human_review: false, reason: null });
   const thin = [N(), N()];
-  assert.match(caution(thin, summarize(thin), 0).reason ?? "", /None of the abstracts/);
+  assert.match(caution(thin, summarize(thin), 0).reason ?? "", /None of the abstracts about this claim/);
   const lone = [S(0.55), N()];
-  assert.match(caution(lone, summarize(lone), 0).reason ?? "", /Only one abstract/);
-  const loneFirm = [S(0.65), N()];
-  assert.equal(caution(loneFirm, summarize(loneFirm), 0).needs_human_review, false);
-  const mixed = [S(0.8), R(0.8)];
-  assert.match(caution(mixed, summarize(mixed), 0).reason ?? "", /disagree/);
+  assert.match(caution(lone, summarize(lone), 0).reason ?? "", /Only one abstract takes a side/);
+  // One source is not a body of evidence, however confident.
+  const loneFirm = [S(0.95), N(), N()];
+  assert.match(
+    caution(loneFirm, summarize(loneFirm), 0).reason ?? "",
+    /^Only one abstract takes a side: the evidence is thin\.$/,
+  );
+  // The lone decisive abstract counts among those about the claim only.
+  const loneAmongOff = [S(0.9), Off(), Off()];
+  assert.match(
+    caution(loneAmongOff, summarize(loneAmongOff), 0).reason ?? "",
+    /Only one abstract takes a side/,
+  );
   assert.match(caution([], summarize([]), 0).reason ?? "", /No abstract/);
+});
+
+test("assess: a claim out of scope gets no lean and a caution that says why", () => {
+  const scope = { in_scope: false, reason: "This claim does not look like a claim about climate." };
+  const out = assess([S(0.9), S(0.9)], 0, scope);
+  assert.equal(out.summary.lean, "out_of_scope");
+  assert.equal(out.summary.lean_confidence, 0);
+  assert.match(out.summary.text, /^No lean is given: the claim is outside what ClimateCheck checks\./);
+  assert.equal(out.caution.needs_human_review, true);
+  assert.match(out.caution.reason ?? "", /^This claim does not look like a claim about climate\./);
 });
 
 test("assess: a normative claim (groups 4/5) is flagged even with firm evidence, and its lean is damped", () => {

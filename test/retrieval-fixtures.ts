@@ -95,3 +95,13 @@ export function fakeEncoder(name = "fake@1", dim = 16) {
     async close() {},
   };
 }
+
+/** Claims for the CLI batch tests: each shares words with at least two abstracts, so each gets k = 2 rows. */
+export const CLAIMS_CSV = `claim_id,claim
+c1,Arctic sea ice is declining fast
+c2,Sea level rise is accelerating
+c3,The sun causes the recent warming
+c4,Coral reefs bleach in marine heatwaves and warming
+c5,Permafrost thaw releases methane and emissions
+c6,Hurricanes rise with warmer oceans and warming
+`;

@@ -52,6 +52,22 @@ test("POST /v1/check returns a CheckResult that matches its schema", async () =>
   assert.ok(logs[0].ms >= 0 && !Number.isNaN(Date.parse(logs[0].time)));
 });
 
+test("POST /v1/check: a claim not in English is answered as out of scope, with a caution and no lean", async () => {
+  const res = await post("/v1/check", { claim: "El nivel del mar está subiendo más rápido que nunca", k: 2 });
+  assert.equal(res.status, 200);
+  const r = CheckResultSchema.parse(await res.json()) as CheckResult;
+  assert.deepEqual([r.scope.in_scope, r.scope.english], [false, false]);
+  assert.equal(r.summary.lean, "out_of_scope");
+  assert.equal(r.summary.lean_confidence, 0);
+  assert.equal(r.caution.needs_human_review, true);
+  assert.match(r.caution.reason ?? "", /does not look like English/);
+  // An English climate claim is in scope (this test pipeline has no climate model: p_climate is null).
+  const ok = CheckResultSchema.parse(
+    await (await post("/v1/check", { claim: "Solar irradiance explains warming since 1950", k: 2 })).json(),
+  ) as CheckResult;
+  assert.deepEqual([ok.scope.in_scope, ok.scope.p_climate], [true, null]);
+});
+
 test("POST /v1/verify by id and by text, /v1/narratives and GET /v1/abstracts/:id", async () => {
   const byId = await post("/v1/verify", { claim: "Solar irradiance explains warming", abstract_id: "a3" });
   assert.equal(byId.status, 200);
@@ -211,7 +227,7 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
   assert.deepEqual(
     result.properties.evidence.items.required.sort(),
     ["abstract_id", "confidence", "label", "p_nei", "p_refutes", "p_supports", "rank", "rationale"]
-      .concat(["rationale_indices", "retrieval_score", "sentences", "title"])
+      .concat(["rationale_indices", "retrieval_score", "sentences", "title", "relevance", "about_claim"])
       .sort(),
   );
   assert.ok(CheckRequest.safeParse({ claim: "x", k: 3 }).success);

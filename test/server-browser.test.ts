@@ -27,9 +27,17 @@ let cleanup = async () => {};
 const dialogs: string[] = [];
 const profile = tempDir("cc-chromium-");
 
+/** A claim ending in this word gets a stub relevance gate that puts abstracts about the sun below the gate. */
+const GATED = "(gated)";
+
 /** The fixture pipeline, except that a claim with markup gets an abstract sentence with markup too. */
 async function fixture(): Promise<Pipeline> {
-  const t = await testPipeline();
+  const t = await testPipeline({
+    relevance: {
+      probability: (claim, sentences) =>
+        claim.endsWith(GATED) && sentences.some((x) => /\bsun\b/i.test(x)) ? 0.1 : 0.9,
+    },
+  });
   cleanup = t.cleanup;
   return {
     ...t.pipeline,
@@ -111,7 +119,8 @@ test("typing a claim shows the evidence cards with label badges, highlighted rat
   assert.equal(await cards.count(), REAL ? 5 : 4);
   const badges = await page.locator("#evidence .badge").allTextContents();
   assert.equal(badges.length, await cards.count());
-  for (const b of badges) assert.match(b, /^((Supports|Refutes) \d+%|Not Enough Information)$/);
+  for (const b of badges)
+    assert.match(b, /^((Supports|Refutes) \d+%|Not Enough Information|Not about this claim)$/);
   if (!REAL) {
     const first = cards.first();
     assert.equal(await first.getAttribute("data-abstract-id"), "a3");
@@ -227,4 +236,44 @@ test("the page names the corpus, has a favicon, and shows TeX-like titles readab
   assert.equal(await title.getAttribute("href"), "https://doi.org/10.1/tex");
   const source = page.locator("#evidence > li.card").first().locator(".meta a.source-link");
   assert.equal(await source.getAttribute("href"), "https://arxiv.org/abs/0000.00001");
+});
+
+test("the page shows relevance, 'not about this claim' and why", {
+  skip: skip || (REAL ? "fixture only" : false),
+  timeout: 120_000,
+}, async () => {
+  await page.goto(server.url);
+  await checkClaim(`Solar irradiance explains the warming since 1950 ${GATED}`);
+  const first = page.locator("#evidence > li.card").first();
+  assert.equal(await first.getAttribute("data-abstract-id"), "a3");
+  assert.equal(await first.locator(".badge").textContent(), "Not about this claim");
+  assert.match((await first.getAttribute("class")) ?? "", /\boff\b/);
+  assert.match((await first.locator(".why").textContent()) ?? "", /is 10%, below 50%, so it takes no side/);
+  assert.match(
+    (await first.locator(".meta").textContent()) ?? "",
+    /S 1% · R 8% · NEI 91% · about the claim 10%/,
+  );
+  assert.match(
+    (await page.locator("#evidence > li.card").nth(1).locator(".meta").textContent()) ?? "",
+    /about the claim 90%/,
+  );
+  assert.equal(await page.locator("#scope").isHidden(), true);
+});
+
+test("the page shows an out-of-scope claim's caution and no lean", {
+  skip: skip || (REAL ? "fixture only" : false),
+  timeout: 120_000,
+}, async () => {
+  await page.goto(server.url);
+  await checkClaim("El nivel del mar está subiendo más rápido que nunca");
+  assert.equal(await page.locator("#scope").isVisible(), true);
+  assert.match(
+    (await page.locator("#scope").textContent()) ?? "",
+    /^Out of scope: This claim does not look like English/,
+  );
+  assert.match((await page.locator("#summary .lean").textContent()) ?? "", /^out of scope$/);
+  assert.match(
+    (await page.locator("#caution").textContent()) ?? "",
+    /^Needs human review: This claim does not look like English/,
+  );
 });

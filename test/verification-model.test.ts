@@ -14,7 +14,7 @@ import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
 import { rationaleFor, VerificationModel } from "../src/verification/model.ts";
 import { dropLeaks, summarise, trainVerificationModel, tuneDecision } from "../src/verification/train.ts";
-import { abstractSentences, decide } from "../src/verification/verifier.ts";
+import { abstractSentences, agreesWithProbs, decide } from "../src/verification/verifier.ts";
 
 /** A stand-in sentence encoder: hashed bag of content tokens, unit length (deterministic, no model files). */
 function hashVector(text: string, dim = 32): Float32Array {
@@ -67,14 +67,21 @@ test("lexical features see overlap, negation, null results, direction, antonyms 
   assert.equal(lex(claim, "Ice may possibly grow")("sent_hedge"), 1);
 });
 
-test("decide turns weak Supports/Refutes into NEI below the confidence threshold", () => {
-  assert.deepEqual(decide({ supports: 0.5, refutes: 0.2, nei: 0.3 }), { label: "Supports", confidence: 0.5 });
-  assert.deepEqual(decide({ supports: 0.5, refutes: 0.2, nei: 0.3 }, 0.6), { label: NEI, confidence: 0.3 });
-  assert.deepEqual(decide({ supports: 0.1, refutes: 0.7, nei: 0.2 }, 0.6), {
+test("decide folds weak Supports/Refutes into NEI, so the label is always the top class shown", () => {
+  const p = (supports: number, refutes: number, nei: number) => ({ supports, refutes, nei });
+  assert.deepEqual(decide(p(0.5, 0.2, 0.3)), { label: "Supports", confidence: 0.5, probs: p(0.5, 0.2, 0.3) });
+  // Supports 0.5 is below 0.6: its mass moves to NEI, which then is the most probable class.
+  assert.deepEqual(decide(p(0.5, 0.2, 0.3), 0.6), { label: NEI, confidence: 0.8, probs: p(0, 0.2, 0.8) });
+  assert.deepEqual(decide(p(0.1, 0.7, 0.2), 0.6), {
     label: "Refutes",
     confidence: 0.7,
+    probs: p(0.1, 0.7, 0.2),
   });
-  assert.deepEqual(decide({ supports: 0.2, refutes: 0.2, nei: 0.6 }, 0.9), { label: NEI, confidence: 0.6 });
+  assert.deepEqual(decide(p(0.2, 0.2, 0.6), 0.9), { label: NEI, confidence: 0.6, probs: p(0.2, 0.2, 0.6) });
+  for (const min of [0, 0.3, 0.6, 0.9])
+    for (const q of [p(0.45, 0.35, 0.2), p(0.34, 0.33, 0.33), p(0.1, 0.3, 0.6)])
+      assert.ok(agreesWithProbs(decide(q, min)), `${JSON.stringify(q)} at ${min}`);
+  assert.equal(agreesWithProbs({ label: "Refutes", confidence: 0.22, probs: p(0.53, 0.22, 0.25) }), false);
 });
 
 test("rationale: the least-NEI candidate plus those preferring the label; none for NEI", () => {

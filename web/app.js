@@ -50,28 +50,36 @@ function renderNarratives(list, pNarrative) {
   }
 }
 
-function renderSummary(summary, caution) {
+const LEAN_TEXT = { out_of_scope: "out of scope" };
+
+function renderSummary(summary, caution, scope) {
   const box = $("summary");
   box.replaceChildren(
-    el("span", "lean", summary.lean),
-    ` (${pct(summary.lean_confidence)}) · `,
+    el("span", "lean", LEAN_TEXT[summary.lean] ?? summary.lean),
+    summary.lean === "out_of_scope" ? " · " : ` (${pct(summary.lean_confidence)}) · `,
     el("span", "summary-text", summary.text),
   );
   const c = $("caution");
   c.className = caution.needs_human_review ? "caution review" : "caution";
+  // The reason says why (out of scope, nothing about the claim, thin, disagreement, normative claim). No caution
+  // is said only for what it means: in scope, and two or more abstracts about the claim take the same side.
   c.textContent = caution.needs_human_review
     ? `Needs human review: ${caution.reason}`
-    : "No caution: the evidence is consistent.";
+    : "No caution: the claim is in scope, and two or more abstracts about it take a side and all agree.";
+  const s = $("scope");
+  s.hidden = scope.in_scope;
+  s.textContent = scope.in_scope ? "" : `Out of scope: ${scope.reason}`;
 }
 
 function renderCard(e) {
-  const kind = LABEL_CLASS[e.label] ?? "nei";
+  // Below the relevance gate an abstract is "not about this claim": it takes no side and is not in the summary.
+  const kind = e.about_claim ? (LABEL_CLASS[e.label] ?? "nei") : "off";
   const card = el("li", `card ${kind}`);
   card.dataset.abstractId = e.abstract_id;
   const head = el("div", "card-head");
-  // An NEI verdict's confidence can be low (weak Supports/Refutes fall back to NEI), so its badge shows no number;
-  // the three probabilities are in the meta line of every card.
-  const badge = kind === "nei" ? e.label : `${e.label} ${pct(e.confidence)}`;
+  // The badge's label is the most probable of the three probabilities in the meta line; NEI shows no number.
+  const badge =
+    kind === "off" ? "Not about this claim" : kind === "nei" ? e.label : `${e.label} ${pct(e.confidence)}`;
   head.append(el("span", "rank", `#${e.rank}`), el("span", `badge ${kind}`, badge));
   // The title links to the published version (DOI) when there is one, else to the corpus URL (arXiv).
   const doiUrl = e.doi ? safeUrl(`https://doi.org/${e.doi}`) : undefined;
@@ -88,6 +96,7 @@ function renderCard(e) {
     e.doi ? `doi:${e.doi}` : undefined,
     `id ${e.abstract_id}`,
     `S ${pct(e.p_supports)} · R ${pct(e.p_refutes)} · NEI ${pct(e.p_nei)}`,
+    e.relevance === null ? undefined : `about the claim ${pct(e.relevance)}`,
     `retrieval ${e.retrieval_score}`,
   ];
   const abstract = el("p", "abstract");
@@ -106,14 +115,23 @@ function renderCard(e) {
     link.rel = "noopener noreferrer";
     metaLine.append(" · ", link);
   }
-  card.append(head, metaLine, abstract);
+  card.append(head, metaLine);
+  if (kind === "off")
+    card.append(
+      el(
+        "div",
+        "why",
+        `Why: the chance that this abstract is about the claim's subject is ${pct(e.relevance)}, below 50%, so it takes no side and is left out of the summary.`,
+      ),
+    );
+  card.append(abstract);
   return card;
 }
 
 function render(r) {
   $("claim-echo").textContent = r.claim;
   renderNarratives(r.narratives, r.p_narrative);
-  renderSummary(r.summary, r.caution);
+  renderSummary(r.summary, r.caution, r.scope);
   $("evidence").replaceChildren(...r.evidence.map(renderCard));
   const t = r.timings_ms;
   $("timings").textContent =

@@ -168,12 +168,25 @@ export async function* readCorpus(
 export async function readClaims(path: string): Promise<Claim[]> {
   const rows = await readAll(path);
   requireColumns(path, rows[0], ["claim_id", "claim"]);
-  const byId = new Map<string, Claim>();
+  // A claim repeated row by row (files with one row per claim-abstract pair) is read once; the same id with another
+  // text is an error, since any choice between the two would be silent.
+  const byId = new Map<string, Claim & { line: number }>();
   for (const r of rows) {
     const id = requireString(path, r, "claim_id");
-    if (!byId.has(id)) byId.set(id, { id, text: requireString(path, r, "claim") });
+    const text = requireString(path, r, "claim");
+    const prev = byId.get(id);
+    if (!prev) byId.set(id, { id, text, line: r.line });
+    else if (prev.text !== text)
+      throw new DataError(
+        path,
+        `duplicate claim id "${id}" with another claim text, first on line ${prev.line}`,
+        {
+          line: r.line,
+          field: "claim_id",
+        },
+      );
   }
-  return [...byId.values()];
+  return [...byId.values()].map(({ id, text }) => ({ id, text }));
 }
 
 /** Task 1 gold: (claim, abstract, annotation). The abstract column may be `abstract_original_index`. */

@@ -55,6 +55,11 @@ export function trainingFiles(dir = trainingDataDir()) {
       dev: join(dir, "environmental-claims", "dev.jsonl"),
       test: join(dir, "environmental-claims", "test.jsonl"),
     },
+    scifactClaimsTest: join(dir, "scifact", "claims_test.csv"),
+    climateDetect: {
+      train: join(dir, "climatebert", "climate_detect_train.csv"),
+      test: join(dir, "climatebert", "climate_detect_test.csv"),
+    },
   };
 }
 

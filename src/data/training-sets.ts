@@ -242,3 +242,17 @@ export async function readTexts(
   }
   return out;
 }
+
+/** ClimateBERT climate detection (`text`, `label` yes / no): is a report paragraph about climate? */
+export async function readClimateDetect(
+  path: string,
+): Promise<{ text: string; climate: boolean; line: number }[]> {
+  const rows = await readAll(path);
+  requireColumns(path, rows[0], ["text", "label"]);
+  return rows.map((r) => {
+    const label = requireString(path, r, "label");
+    if (label !== "yes" && label !== "no")
+      throw new DataError(path, `label must be yes or no, got "${label}"`, { line: r.line, field: "label" });
+    return { text: requireString(path, r, "text"), climate: label === "yes", line: r.line };
+  });
+}

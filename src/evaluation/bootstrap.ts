@@ -1,31 +1,28 @@
-/** Percentile bootstrap intervals, deterministic (seeded), for benchmark figures. */
+/**
+ * Paired bootstrap over groups (claims): resample whole claims with replacement, so a claim's pairs stay together,
+ * and read the 95% interval of a statistic of the resampled rows. Deterministic (seeded).
+ */
 import { mulberry32 } from "../learning/random.ts";
 
-export interface Interval {
-  value: number;
-  low: number;
-  high: number;
+/** Row indices of each resample: whole groups drawn with replacement, as many as there are groups. */
+export function groupResamples(groupOf: readonly string[], resamples = 1000, seed = 2026): number[][] {
+  const groups = [...new Set(groupOf)];
+  const rowsOf = new Map<string, number[]>();
+  groupOf.forEach((g, r) => {
+    rowsOf.set(g, [...(rowsOf.get(g) ?? []), r]);
+  });
+  const rng = mulberry32(seed);
+  return Array.from({ length: resamples }, () =>
+    groups.flatMap(() => rowsOf.get(groups[Math.floor(rng() * groups.length)]) ?? []),
+  );
 }
 
-/**
- * The statistic on all n items and its 95% percentile interval over `resamples` resamples of the item indices with
- * replacement. `statistic` receives the indices of one sample.
- */
+/** The 2.5th and 97.5th percentiles of `statistic` over the resamples (of 1,000: the 26th and the 975th value). */
 export function bootstrapInterval(
-  n: number,
-  statistic: (indices: readonly number[]) => number,
-  options: { resamples?: number; seed?: number; level?: number } = {},
-): Interval {
-  const resamples = options.resamples ?? 1000;
-  const level = options.level ?? 0.95;
-  const rng = mulberry32(options.seed ?? 2026);
-  const all = Array.from({ length: n }, (_, i) => i);
-  const values: number[] = [];
-  for (let r = 0; r < resamples; r++) {
-    const sample = all.map(() => Math.floor(rng() * n));
-    values.push(statistic(sample));
-  }
-  values.sort((a, b) => a - b);
-  const at = (q: number) => values[Math.min(values.length - 1, Math.max(0, Math.floor(q * values.length)))];
-  return { value: statistic(all), low: at((1 - level) / 2), high: at(1 - (1 - level) / 2) };
+  samples: readonly number[][],
+  statistic: (rows: readonly number[]) => number,
+): [number, number] {
+  const values = samples.map(statistic).sort((a, b) => a - b);
+  const n = values.length;
+  return [values[Math.round(0.025 * n)], values[Math.max(0, Math.round(0.975 * n) - 1)]];
 }

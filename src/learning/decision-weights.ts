@@ -9,6 +9,13 @@ export function weightedArgmax(p: ArrayLike<number>, weights: readonly number[])
   return best;
 }
 
+/** Index of the largest entry (ties: the first). */
+export function argmax(p: ArrayLike<number>): number {
+  let best = 0;
+  for (let k = 1; k < p.length; k++) if (p[k] > p[best]) best = k;
+  return best;
+}
+
 /** Default grid per free weight (the last class keeps weight 1). */
 export const WEIGHT_GRID: readonly number[] = [
   0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.15, 1.3, 1.5, 1.75, 2, 2.5, 3,

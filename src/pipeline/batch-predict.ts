@@ -11,10 +11,10 @@ import { checkClaim } from "../retrieval/retriever.ts";
 import type { Claim, Task1Prediction } from "../types.ts";
 import type { VerifierConfig } from "../verification/config.ts";
 import { type BatchSummary, type Lane, runBatch } from "./batch.ts";
-import { fingerprint } from "./batch-checkpoint.ts";
+import { fingerprint, type RunIdentity } from "./batch-checkpoint.ts";
 import { openLanes } from "./batch-lanes.ts";
-import type { Task1Result } from "./batch-task1.ts";
-import { narrativesModelPath, type Task2Result } from "./batch-task2.ts";
+import type { Task1LaneOptions, Task1Result } from "./batch-task1.ts";
+import { narrativesModelPath, type Task2LaneOptions, type Task2Result } from "./batch-task2.ts";
 import { writeSubmissionZip } from "./submission-zip.ts";
 
 export interface PredictBatchOptions {
@@ -64,85 +64,123 @@ export function checkpointPath(out: string): string {
   return `${out}.partial.jsonl`;
 }
 
-export async function predictBatch(o: PredictBatchOptions): Promise<PredictBatchSummary> {
+/** What a predict run is, before any model opens: its claims, its identity and its lanes. */
+export interface PredictPlan {
+  task: 1 | 2;
+  /** Every claim of the file, and those that are run (task 1 leaves out claims that cannot be searched). */
+  all: Claim[];
+  claims: Claim[];
+  /** The parameters and claims fingerprint the checkpoint (and a queue run) records. */
+  identity: RunIdentity;
+  /** The lanes' kind and options (task 1: index, k, verifier, re-ranker). */
+  lane: LaneSpec;
+}
+
+export type LaneSpec =
+  | { kind: "task1"; options: Task1LaneOptions }
+  | { kind: "task2"; options: Task2LaneOptions };
+
+export type PredictInputs = Pick<
+  PredictBatchOptions,
+  "task" | "claims" | "index" | "k" | "verifier" | "reranker" | "fast" | "model" | "onSkip"
+>;
+
+/** Reads and checks the claims and fixes the run's parameters; shared by predict and `queue submit`. */
+export async function planPredict(o: PredictInputs): Promise<PredictPlan> {
   const all = await readClaims(o.claims);
-  let claims = all;
-  let params: Record<string, unknown>;
-  let write: (results: unknown[]) => Promise<number>;
-  if (o.task === 1) {
-    claims = all.filter((c) => {
-      try {
-        checkClaim(c.text, `${o.claims}, claim ${c.id}`);
-        return true;
-      } catch (e) {
-        if (!(e instanceof DataError)) throw e;
-        o.onSkip?.(e.message);
-        return false;
-      }
-    });
-    if (claims.length === 0) throw new DataError(o.claims, "no claim can be searched");
-    if (!o.index) throw new Error("predict --task 1 needs an index folder");
-    const index = resolve(o.index);
-    const manifest = readManifest(index);
-    params = {
-      task: 1,
-      k: o.k ?? DEFAULT_K,
-      index,
-      indexCreated: manifest.createdAt,
-      indexDocs: manifest.committed.docs,
-      verifier: o.verifier ?? { backend: "builtin" },
-      reranker: o.reranker === undefined ? "shipped" : o.reranker,
-    };
-    write = async (results) => {
-      const rows: Task1Prediction[] = [];
-      (results as Task1Result[]).forEach((hits, i) => {
-        hits.forEach(([abstractId, label], r) => {
-          rows.push({ claimId: claims[i].id, abstractId, rank: r + 1, label });
-        });
-      });
-      await writeTask1Predictions(o.out, rows);
-      return rows.length;
-    };
-  } else {
-    params = { task: 2, model: narrativesModelPath(o) };
-    write = async (results) => {
-      await writeTask2Predictions(
-        o.out,
-        (results as Task2Result[]).map((codes, i) => ({ claimId: claims[i].id, codes })),
-      );
-      return claims.length;
+  if (o.task === 2) {
+    const lane: LaneSpec = { kind: "task2", options: { fast: o.fast, model: o.model } };
+    return {
+      task: 2,
+      all,
+      claims: all,
+      identity: identity({ task: 2, model: narrativesModelPath(o) }, all),
+      lane,
     };
   }
+  const claims = all.filter((c) => {
+    try {
+      checkClaim(c.text, `${o.claims}, claim ${c.id}`);
+      return true;
+    } catch (e) {
+      if (!(e instanceof DataError)) throw e;
+      o.onSkip?.(e.message);
+      return false;
+    }
+  });
+  if (claims.length === 0) throw new DataError(o.claims, "no claim can be searched");
+  if (!o.index) throw new Error("predict --task 1 needs an index folder");
+  const index = resolve(o.index);
+  const manifest = readManifest(index);
+  const k = o.k ?? DEFAULT_K;
+  const verifier = o.verifier ?? { backend: "builtin" };
+  const params = {
+    task: 1,
+    k,
+    index,
+    indexCreated: manifest.createdAt,
+    indexDocs: manifest.committed.docs,
+    verifier,
+    reranker: o.reranker === undefined ? "shipped" : o.reranker,
+  };
+  const lane: LaneSpec = { kind: "task1", options: { index, k, verifier, reranker: o.reranker } };
+  return { task: 1, all, claims, identity: identity(params, claims), lane };
+}
+
+function identity(params: Record<string, unknown>, claims: readonly Claim[]): RunIdentity {
+  return { params, input: fingerprint(claims.map((c) => [c.id, c.text])) };
+}
+
+/** Writes the official file of a task from one result per claim, in claim order (atomically); returns its rows. */
+export async function writePredictions(
+  task: 1 | 2,
+  out: string,
+  claims: readonly Pick<Claim, "id">[],
+  results: readonly unknown[],
+): Promise<number> {
+  if (task === 2) {
+    await writeTask2Predictions(
+      out,
+      (results as Task2Result[]).map((codes, i) => ({ claimId: claims[i].id, codes })),
+    );
+    return claims.length;
+  }
+  const rows: Task1Prediction[] = [];
+  (results as Task1Result[]).forEach((hits, i) => {
+    hits.forEach(([abstractId, label], r) => {
+      rows.push({ claimId: claims[i].id, abstractId, rank: r + 1, label });
+    });
+  });
+  await writeTask1Predictions(out, rows);
+  return rows.length;
+}
+
+/**
+ * The lanes of a plan: `workers` threads (0 = this thread). An in-process task 1 lane gets 2 encoder worker
+ * threads when `claims` repays starting them.
+ */
+export function planLanes(lane: LaneSpec, workers: number, claims: number): Promise<Lane<Claim, unknown>[]> {
+  if (lane.kind === "task2") return openLanes("task2", lane.options, workers);
+  const encoderWorkers = workers === 0 && claims >= ENCODER_POOL_MIN_CLAIMS ? 2 : 0;
+  return openLanes("task1", { ...lane.options, encoderWorkers }, workers);
+}
+
+export async function predictBatch(o: PredictBatchOptions): Promise<PredictBatchSummary> {
+  const plan = await planPredict(o);
   const workers = o.workers ?? DEFAULT_WORKERS[o.task];
-  const lanes =
-    o.openLanes ??
-    (() =>
-      o.task === 1
-        ? openLanes(
-            "task1",
-            {
-              index: params.index as string,
-              k: params.k as number,
-              verifier: params.verifier as VerifierConfig,
-              reranker: o.reranker,
-              encoderWorkers: workers === 0 && claims.length >= ENCODER_POOL_MIN_CLAIMS ? 2 : 0,
-            },
-            workers,
-          )
-        : openLanes("task2", { fast: o.fast, model: o.model }, workers));
   let rows = 0;
   const summary = await runBatch<Claim, unknown>({
-    items: claims,
+    items: plan.claims,
     checkpoint: checkpointPath(o.out),
-    identity: { params, input: fingerprint(claims.map((c) => [c.id, c.text])) },
-    openLanes: lanes,
+    identity: plan.identity,
+    openLanes: o.openLanes ?? (() => planLanes(plan.lane, workers, plan.claims.length)),
     chunkSize: o.chunkSize,
     signal: o.signal,
     onProgress: o.onProgress,
     write: async (results) => {
-      rows = await write(results);
+      rows = await writePredictions(o.task, o.out, plan.claims, results);
     },
   });
   const zip = o.zip ? await writeSubmissionZip(o.out) : undefined;
-  return { ...summary, skipped: all.length - claims.length, rows, zip };
+  return { ...summary, skipped: plan.all.length - plan.claims.length, rows, zip };
 }

@@ -22,9 +22,17 @@ import {
 } from "../narratives/classifier.ts";
 import { openRetriever } from "../retrieval/load.ts";
 import { checkClaim, type Retriever } from "../retrieval/retriever.ts";
+import { loadScopeDetector, type ScopeDetector, scopeOf } from "../scope/scope.ts";
 import { narrativeInfo } from "../taxonomy/cards.ts";
+import { NEI } from "../types.ts";
 import { openBuiltinVerifier } from "../verification/builtin.ts";
 import { openVerifier, type VerifierConfig } from "../verification/config.ts";
+import {
+  gatedProbs,
+  loadRelevanceGate,
+  RELEVANCE_GATE,
+  type RelevanceGate,
+} from "../verification/relevance.ts";
 import { abstractSentences, type Verdict, type Verifier } from "../verification/verifier.ts";
 import { type DefaultIndexProgress, ensureDefaultIndex } from "./default-index.ts";
 import type { AbstractRecord, CheckResult, Evidence, NarrativeHit, PairVerdict } from "./result.ts";
@@ -43,7 +51,7 @@ export interface AbstractText {
 export interface Pipeline {
   /** Index directory the pipeline searches. */
   readonly indexDir: string;
-  /** Verifier backend name, e.g. "builtin:v3". */
+  /** Verifier backend name, e.g. "builtin:v4". */
   readonly verifierName: string;
   /** Number of abstracts in the index. */
   readonly abstracts: number;
@@ -76,6 +84,10 @@ export interface PipelineParts {
   retriever: Retriever;
   verifier: Verifier;
   classifier: Pick<NarrativeClassifier, "classify">;
+  /** The relevance gate; without one every abstract counts as about the claim (relevance null). */
+  relevance?: Pick<RelevanceGate, "probability">;
+  /** The climate classifier of the scope check; without one only the language is checked (p_climate null). */
+  scope?: Pick<ScopeDetector, "pClimate">;
   /** Releases what the parts hold. */
   close(): Promise<void>;
 }
@@ -103,25 +115,38 @@ function record(doc: StoredDoc): AbstractRecord {
   };
 }
 
+/**
+ * One claim-abstract pair as shown: the verifier's verdict, unless the relevance gate says the abstract is not
+ * about the claim; then it takes no side (gatedProbs: relevance x P(Supports), relevance x P(Refutes), rest NEI, so
+ * NEI is the top class) and shows no rationale. Either way the label is the most probable class shown.
+ */
 function pairVerdict(
   id: string | null,
   title: string | null,
   sentences: string[],
   v: Verdict,
+  relevance: number | null,
 ): Omit<PairVerdict, "year" | "doi" | "url"> {
+  const about = relevance === null || relevance >= RELEVANCE_GATE;
+  const probs = about ? v.probs : gatedProbs(v.probs, relevance);
+  const label = about ? v.label : NEI;
   // Backends promise indices into the sentences; drop any that are not, rather than show a wrong sentence.
-  const indices = v.rationale.filter((i) => Number.isInteger(i) && i >= 0 && i < sentences.length);
+  const indices = about
+    ? v.rationale.filter((i) => Number.isInteger(i) && i >= 0 && i < sentences.length)
+    : [];
   return {
     abstract_id: id,
     title,
-    label: v.label,
-    confidence: r4(v.confidence),
-    p_supports: r4(v.probs.supports),
-    p_refutes: r4(v.probs.refutes),
-    p_nei: r4(v.probs.nei),
+    label,
+    confidence: r4(about ? v.confidence : probs.nei),
+    p_supports: r4(probs.supports),
+    p_refutes: r4(probs.refutes),
+    p_nei: r4(probs.nei),
     rationale: indices.map((i) => sentences[i]),
     rationale_indices: indices,
     sentences,
+    relevance: relevance === null ? null : r4(relevance),
+    about_claim: about,
   };
 }
 
@@ -129,6 +154,8 @@ function pairVerdict(
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { retriever, verifier, classifier } = parts;
   const docs = retriever.index.docs;
+  const relevanceOf = (claim: string, sentences: readonly string[], title?: string) =>
+    parts.relevance ? parts.relevance.probability(claim, sentences, title) : null;
 
   async function classify(
     claim: string,
@@ -188,7 +215,14 @@ export function createPipeline(parts: PipelineParts): Pipeline {
         })),
       );
       const evidence: Evidence[] = foundDocs.map((d, i) => {
-        const v = pairVerdict(d.id, d.title ?? null, abstractSentences(d), verdicts[i]);
+        const sentences = abstractSentences(d);
+        const v = pairVerdict(
+          d.id,
+          d.title ?? null,
+          sentences,
+          verdicts[i],
+          relevanceOf(claim, sentences, d.title),
+        );
         return {
           ...v,
           abstract_id: d.id,
@@ -199,9 +233,11 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       });
       const tVerification = ms(t2);
 
-      const { summary, caution } = assess(evidence, normative);
+      const scope = scopeOf(claim, parts.scope ? parts.scope.pClimate(claim) : null);
+      const { summary, caution } = assess(evidence, normative, scope);
       return {
         claim,
+        scope,
         narratives,
         p_narrative: pNarrative,
         evidence,
@@ -230,11 +266,20 @@ export function createPipeline(parts: PipelineParts): Pipeline {
         const [v] = await verifier.verifyPairs([
           { claim, abstractId: doc.id, abstract: doc.abstract, title: doc.title, sentences: doc.sentences },
         ]);
-        return { ...pairVerdict(doc.id, doc.title ?? null, abstractSentences(doc), v), ...links(doc) };
+        const sentences = abstractSentences(doc);
+        const relevance = relevanceOf(claim, sentences, doc.title);
+        return { ...pairVerdict(doc.id, doc.title ?? null, sentences, v, relevance), ...links(doc) };
       }
       if (abstract.abstract.trim() === "") throw new DataError("abstract", "abstract is empty");
       const [v] = await verifier.verifyPairs([{ claim, abstract: abstract.abstract, title: abstract.title }]);
-      return pairVerdict(null, abstract.title ?? null, abstractSentences(abstract), v);
+      const sentences = abstractSentences(abstract);
+      return pairVerdict(
+        null,
+        abstract.title ?? null,
+        sentences,
+        v,
+        relevanceOf(claim, sentences, abstract.title),
+      );
     },
 
     abstract(id) {
@@ -280,7 +325,9 @@ export async function openPipeline(options: PipelineOptions = {}): Promise<Pipel
         ? await openBuiltinVerifier({ modelPath: config.model, encoder: sharedEncoder })
         : await openVerifier(config);
     closers.push(() => verifier.close());
-    return createPipeline({ retriever, verifier, classifier, close: closeAll });
+    const scope = await loadScopeDetector();
+    const relevance = await loadRelevanceGate((t) => scope.pClimate(t));
+    return createPipeline({ retriever, verifier, classifier, relevance, scope, close: closeAll });
   } catch (e) {
     await closeAll();
     throw e;

@@ -34,6 +34,16 @@ export interface PairVerdict {
   rationale_indices: number[];
   /** Every sentence of the abstract, in order. */
   sentences: string[];
+  /**
+   * P(the abstract is about the claim's subject), from the relevance gate (src/verification/relevance.ts); null
+   * when no gate is loaded.
+   */
+  relevance: number | null;
+  /**
+   * relevance at or above the gate (0.5). When false the abstract takes no side: P(Supports) and P(Refutes) shown
+   * are relevance x the verifier's, the rest is NEI, and the label is NEI.
+   */
+  about_claim: boolean;
 }
 
 /** A retrieved abstract: its rank and retrieval score, then the verdict. */
@@ -43,12 +53,14 @@ export interface Evidence extends PairVerdict {
   retrieval_score: number;
 }
 
-export type Lean = "supports" | "refutes" | "mixed" | "insufficient";
+export type Lean = "supports" | "refutes" | "mixed" | "insufficient" | "out_of_scope";
 
+/** Counts are over the abstracts about the claim; the rest are counted in not_about_claim. */
 export interface Summary {
   supports: number;
   refutes: number;
   nei: number;
+  not_about_claim: number;
   lean: Lean;
   /** 0..1: how firmly the evidence backs the lean (see summarize in src/pipeline/summary.ts). */
   lean_confidence: number;
@@ -68,8 +80,19 @@ export interface Timings {
   total: number;
 }
 
+/** Whether the claim is one ClimateCheck checks: English, and about climate. */
+export interface Scope {
+  in_scope: boolean;
+  /** P(the claim is about climate), from models/scope; null when no scope model is loaded. */
+  p_climate: number | null;
+  english: boolean;
+  /** Why the claim is out of scope; null when in scope. */
+  reason: string | null;
+}
+
 export interface CheckResult {
   claim: string;
+  scope: Scope;
   /** The codes named (0_0 alone when none), most probable first. */
   narratives: NarrativeHit[];
   /** Calibrated P(the claim carries any narrative); narratives is 0_0 exactly when this is below 0.5. */

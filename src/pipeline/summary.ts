@@ -5,30 +5,38 @@
  * Caution is narrative-aware: the ClimateCheck 2026 analysis found claims of CARDS groups 4 ("solutions won't
  * work") and 5 ("climate science is unreliable") to be normative or epistemological, so abstracts rarely settle
  * them. For such claims we say so and ask for review instead of showing a confident verdict.
+ *
+ * Only abstracts about the claim (the relevance gate) count, and the summary never calls evidence consistent when
+ * abstracts about the claim disagree.
  */
+import type { ScopeAnswer } from "../scope/scope.ts";
 import type { Caution, Evidence, Lean, Summary } from "./result.ts";
 
 /** P(group 4) + P(group 5) at or above this (more likely than not) makes a claim normative for the caution. */
 export const NORMATIVE_THRESHOLD = 0.5;
-/** One side must hold this share of the decisive confidence mass for a lean; below it the evidence is mixed. */
-export const LEAN_SHARE = 0.75;
-/** A lone decisive abstract below this confidence is thin evidence. */
+/** A lone decisive abstract is thin evidence; below this confidence the caution also says it is weak. */
 export const THIN_CONFIDENCE = 0.6;
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** The claim's scope as the summary needs it (the scope detector's answer, src/scope/scope.ts). */
+export type ScopeCheck = Pick<ScopeAnswer, "in_scope" | "reason">;
+const IN_SCOPE: ScopeCheck = { in_scope: true, reason: null };
+
 /**
- * Counts per label; the lean weighs decisive verdicts (Supports, Refutes) by confidence: a side holding at least
- * LEAN_SHARE of the mass wins, otherwise "mixed"; no decisive verdict is "insufficient". lean_confidence is the
- * winning side's share times its mean confidence (mixed: the minority's share; insufficient: 0).
+ * Counts per label over the abstracts about the claim only (the relevance gate's about_claim); the others are
+ * counted apart and never weigh on the lean. The lean: no decisive verdict is "insufficient"; Supports and Refutes
+ * together are "mixed" (lean_confidence: the minority's share of the decisive confidence); one side alone is that
+ * side (lean_confidence: its mean confidence). A claim out of scope gets no lean ("out_of_scope", 0).
  */
-export function summarize(evidence: readonly Evidence[]): Summary {
+export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_SCOPE): Summary {
+  const relevant = evidence.filter((e) => e.about_claim);
   let supports = 0;
   let refutes = 0;
   let s = 0;
   let r = 0;
-  for (const e of evidence) {
+  for (const e of relevant) {
     if (e.label === "Supports") {
       supports++;
       s += e.confidence;
@@ -37,57 +45,92 @@ export function summarize(evidence: readonly Evidence[]): Summary {
       r += e.confidence;
     }
   }
-  const nei = evidence.length - supports - refutes;
+  const nei = relevant.length - supports - refutes;
+  const notAbout = evidence.length - relevant.length;
   let lean: Lean;
   let confidence: number;
-  if (supports + refutes === 0) {
+  if (!scope.in_scope) {
+    lean = "out_of_scope";
+    confidence = 0;
+  } else if (supports + refutes === 0) {
     lean = "insufficient";
     confidence = 0;
-  } else if (s / (s + r) >= LEAN_SHARE) {
-    lean = "supports";
-    confidence = (s / (s + r)) * (s / supports);
-  } else if (r / (s + r) >= LEAN_SHARE) {
-    lean = "refutes";
-    confidence = (r / (s + r)) * (r / refutes);
-  } else {
+  } else if (supports > 0 && refutes > 0) {
     lean = "mixed";
     confidence = Math.min(s, r) / (s + r);
+  } else if (supports > 0) {
+    lean = "supports";
+    confidence = s / supports;
+  } else {
+    lean = "refutes";
+    confidence = r / refutes;
   }
-  const counts = `Of ${plural(evidence.length, "abstract", "abstracts")}, ${supports} ${supports === 1 ? "supports" : "support"} the claim, ${refutes} ${refutes === 1 ? "refutes" : "refute"} it and ${nei} ${nei === 1 ? "does" : "do"} not say enough.`;
+  const found = plural(evidence.length, "abstract", "abstracts");
+  const aside = notAbout
+    ? ` (${notAbout} of the ${found} found ${notAbout === 1 ? "is" : "are"} not about it)`
+    : "";
+  const counts = `Of ${plural(relevant.length, "abstract", "abstracts")} about this claim${aside}, ${supports} ${supports === 1 ? "supports" : "support"} it, ${refutes} ${refutes === 1 ? "refutes" : "refute"} it and ${nei} ${nei === 1 ? "does" : "do"} not say enough.`;
   const verdict: Record<Lean, string> = {
     supports: "The evidence leans towards supporting the claim.",
     refutes: "The evidence leans towards refuting the claim.",
-    mixed: "The evidence is mixed.",
+    mixed: "The evidence is mixed: some abstracts support the claim and some refute it.",
     insufficient: "The abstracts found do not settle the claim.",
+    out_of_scope: "No lean is given: the claim is outside what ClimateCheck checks.",
   };
+  let text: string;
+  if (evidence.length === 0) text = "No abstract was found for this claim.";
+  else if (relevant.length === 0)
+    text = `None of the ${found} found is about this claim, so they say nothing about it.`;
+  else text = `${counts} ${verdict[lean]}`;
+  if (!scope.in_scope && evidence.length > 0 && relevant.length > 0)
+    text = `${verdict.out_of_scope} ${counts}`;
   return {
     supports,
     refutes,
     nei,
+    not_about_claim: notAbout,
     lean,
     lean_confidence: round(confidence),
-    text: evidence.length === 0 ? "No abstract was found for this claim." : `${counts} ${verdict[lean]}`,
+    text,
   };
 }
 
 /**
- * Whether a person should review the verdict, and why: a normative or epistemological claim (groups 4/5 with
- * probability `normative` >= NORMATIVE_THRESHOLD), no decisive abstract, a lone weak one, or disagreement.
+ * Whether a person should review the verdict, and why: a claim out of scope (not about climate, not English), a
+ * normative or epistemological claim (groups 4/5 with probability `normative` >= NORMATIVE_THRESHOLD), nothing
+ * found or nothing about the claim, no decisive abstract, a lone decisive one, or abstracts that disagree. No
+ * caution means: in scope, and two or more abstracts about the claim take a side, all the same one.
  */
-export function caution(evidence: readonly Evidence[], summary: Summary, normative: number): Caution {
+export function caution(
+  evidence: readonly Evidence[],
+  summary: Summary,
+  normative: number,
+  scope: ScopeCheck = IN_SCOPE,
+): Caution {
   const reasons: string[] = [];
+  if (!scope.in_scope && scope.reason) reasons.push(scope.reason);
   if (normative >= NORMATIVE_THRESHOLD) {
     reasons.push(
       `This claim looks normative or epistemological (a "solutions won't work" or "science is unreliable" narrative, probability ${normative.toFixed(2)}): scientific abstracts rarely settle such claims, so treat the verdict as unconfirmed.`,
     );
   }
-  const decisive = evidence.filter((e) => e.label !== "Not Enough Information");
+  const relevant = evidence.filter((e) => e.about_claim);
+  const decisive = relevant.filter((e) => e.label !== "Not Enough Information");
   if (evidence.length === 0) reasons.push("No abstract was found for this claim.");
+  else if (relevant.length === 0)
+    reasons.push("None of the abstracts found is about this claim: nothing here checks it.");
   else if (decisive.length === 0)
-    reasons.push("None of the abstracts found supports or refutes the claim: the evidence is thin.");
-  else if (decisive.length === 1 && decisive[0].confidence < THIN_CONFIDENCE)
-    reasons.push("Only one abstract takes a side, and with low confidence: the evidence is thin.");
-  else if (summary.lean === "mixed") reasons.push("The abstracts disagree with each other.");
+    reasons.push("None of the abstracts about this claim supports or refutes it: the evidence is thin.");
+  else if (summary.lean === "mixed" || (summary.supports > 0 && summary.refutes > 0))
+    reasons.push(
+      `The abstracts about this claim disagree (${summary.supports} support it, ${summary.refutes} refute it): a person should read them before any verdict.`,
+    );
+  else if (decisive.length === 1)
+    reasons.push(
+      decisive[0].confidence < THIN_CONFIDENCE
+        ? "Only one abstract takes a side, and with low confidence: the evidence is thin."
+        : "Only one abstract takes a side: the evidence is thin.",
+    );
   return reasons.length
     ? { needs_human_review: true, reason: reasons.join(" ") }
     : { needs_human_review: false, reason: null };
@@ -100,9 +143,10 @@ export function caution(evidence: readonly Evidence[], summary: Summary, normati
 export function assess(
   evidence: readonly Evidence[],
   normative: number,
+  scope: ScopeCheck = IN_SCOPE,
 ): { summary: Summary; caution: Caution } {
-  const summary = summarize(evidence);
-  const c = caution(evidence, summary, normative);
+  const summary = summarize(evidence, scope);
+  const c = caution(evidence, summary, normative, scope);
   if (normative < NORMATIVE_THRESHOLD) return { summary, caution: c };
   return {
     summary: {

@@ -84,6 +84,14 @@ export const PairVerdictSchema = z.strictObject({
   rationale: z.array(z.string()).describe("The rationale sentences' text (empty for NEI)."),
   rationale_indices: z.array(z.number().int().min(0)).describe("Their indices in `sentences`."),
   sentences: z.array(z.string()).describe("Every sentence of the abstract, in order."),
+  relevance: probability
+    .nullable()
+    .describe("P(the abstract is about the claim's subject), from the relevance gate; null without one."),
+  about_claim: z
+    .boolean()
+    .describe(
+      "relevance at or above 0.5. If false the abstract takes no side (NEI) and is left out of the summary.",
+    ),
 });
 
 export const EvidenceSchema = PairVerdictSchema.extend({
@@ -94,14 +102,25 @@ export const EvidenceSchema = PairVerdictSchema.extend({
 
 export const CheckResultSchema = z.strictObject({
   claim: z.string(),
+  scope: z
+    .strictObject({
+      in_scope: z.boolean(),
+      p_climate: probability
+        .nullable()
+        .describe("P(the claim is about climate); null without a scope model."),
+      english: z.boolean(),
+      reason: z.string().nullable(),
+    })
+    .describe("Whether the claim is an English claim about climate, what ClimateCheck checks."),
   narratives: z.array(NarrativeHitSchema),
   p_narrative: probability,
   evidence: z.array(EvidenceSchema),
   summary: z.strictObject({
-    supports: z.number().int(),
+    supports: z.number().int().describe("Counts are over the abstracts about the claim."),
     refutes: z.number().int(),
     nei: z.number().int(),
-    lean: z.enum(["supports", "refutes", "mixed", "insufficient"]),
+    not_about_claim: z.number().int().describe("Abstracts found that are not about the claim."),
+    lean: z.enum(["supports", "refutes", "mixed", "insufficient", "out_of_scope"]),
     lean_confidence: probability,
     text: z.string(),
   }),

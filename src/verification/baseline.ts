@@ -24,7 +24,7 @@ export function trainBaseline(train: readonly SourcedExample[], l2 = 1e-4): Base
     predict: (examples) =>
       examples.map((e) => {
         const probs = probsFromArray(model.predictProba(pairTfidfFeatures(tfidf, e)));
-        return { ...decide(probs), probs, rationale: [] };
+        return { ...decide(probs), rationale: [] };
       }),
   };
 }

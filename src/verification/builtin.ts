@@ -2,9 +2,8 @@
  * The built-in verifier: the trained model of models/verification/. The shipped model needs no sentence encoder;
  * one trained with the stance group (an ablation) embeds its candidate sentences with USE-lite.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DataError } from "../data/errors.ts";
+import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
 import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { VerificationModel, type VerificationModelJson } from "./model.ts";
@@ -13,20 +12,7 @@ import { abstractSentences, makeVerifier, type Verdict, type Verifier, type Veri
 export const DEFAULT_MODEL_PATH = join(MODELS_DIR, "verification", "model.json");
 
 export async function loadVerificationModel(path = DEFAULT_MODEL_PATH): Promise<VerificationModel> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch {
-    throw new DataError(
-      path,
-      "no verification model here (train one with `climatecheck train verification`)",
-    );
-  }
-  try {
-    return new VerificationModel(JSON.parse(text) as VerificationModelJson);
-  } catch (e) {
-    throw new DataError(path, `not a verification model (${(e as Error).message})`);
-  }
+  return loadModelFile(path, "verification", (json) => new VerificationModel(json as VerificationModelJson));
 }
 
 export interface BuiltinOptions {
@@ -62,11 +48,11 @@ export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise
       const prepared = pairs
         .slice(s, s + batchSize)
         .map((p) => model.prepare(p.claim, abstractSentences(p), p.title));
-      for (const o of await model.score(prepared, embed)) out.push(model.verdict(o));
+      out.push(...(await model.verdicts(prepared, embed)).verdicts);
     }
     return out;
   };
-  return makeVerifier(`builtin:v3${trainedWith ? `+${trainedWith}` : ""}`, verifyPairs, async () => {
+  return makeVerifier(`builtin:v4${trainedWith ? `+${trainedWith}` : ""}`, verifyPairs, async () => {
     if (encoder && !options.encoder) await encoder.close();
   });
 }

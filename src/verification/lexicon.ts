@@ -35,10 +35,10 @@ export const NULL_RESULT: readonly [string, string][] = [
 
 /** Tokens that say a quantity goes up (+1) or down (-1). */
 export const DIRECTION: ReadonlyMap<string, 1 | -1> = new Map([
-  ..."increase increases increased increasing rise rises rising rose risen raise raises raised raising higher high greater more grow grows growing grew growth gain gains up upward accelerate accelerates accelerating accelerated enhance enhances enhanced enhancing promote promotes promoted promoting elevated elevate elevates upregulate upregulates upregulated upregulation induce induces induced induction activate activates activated activation improve improves improved warming warmer expand expands expanding expansion exceed exceeds amplify amplifies amplified stimulate stimulates stimulated boost boosts boosted strengthen strengthens strengthened worsen worsens worsened"
+  ..."increase increases increased increasing rise rises rising rose risen raise raises raised raising higher high greater more grow grows growing grew growth gain gains up upward accelerate accelerates accelerating accelerated enhance enhances enhanced enhancing promote promotes promoted promoting elevated elevate elevates upregulate upregulates upregulated upregulation induce induces induced induction activate activates activated activation improve improves improved warming warmer expand expands expanding expansion exceed exceeds amplify amplifies amplified stimulate stimulates stimulated boost boosts boosted strengthen strengthens strengthened worsen worsens worsened highs highest maximum maxima"
     .split(" ")
     .map((w) => [w, 1 as const] as const),
-  ..."decrease decreases decreased decreasing decline declines declined declining fall falls falling fell fallen drop drops dropped dropping lower low less fewer reduce reduces reduced reducing reduction shrink shrinks shrinking shrank down downward slow slows slowed slowing diminish diminishes diminished inhibit inhibits inhibited inhibiting inhibition suppress suppresses suppressed suppression downregulate downregulates downregulated downregulation impair impairs impaired attenuate attenuates attenuated cooling cooler weaken weakens weakened prevent prevents prevented block blocks blocked loss lose loses lost deplete depletes depleted melt melts melting melted"
+  ..."decrease decreases decreased decreasing decline declines declined declining fall falls falling fell fallen drop drops dropped dropping lower low less fewer reduce reduces reduced reducing reduction shrink shrinks shrinking shrank down downward slow slows slowed slowing diminish diminishes diminished inhibit inhibits inhibited inhibiting inhibition suppress suppresses suppressed suppression downregulate downregulates downregulated downregulation impair impairs impaired attenuate attenuates attenuated cooling cooler weaken weakens weakened prevent prevents prevented block blocks blocked loss lose loses lost deplete depletes depleted melt melts melting melted lows lowest minimum minima retreat retreats retreating retreated thinning thinned"
     .split(" ")
     .map((w) => [w, -1 as const] as const),
 ]);
@@ -85,6 +85,15 @@ const ANTONYM_PAIRS: readonly [string, string][] = [
   ["induces", "suppresses"],
   ["increasing", "decreasing"],
   ["expands", "shrinks"],
+  ["growing", "shrinking"],
+  ["growing", "declining"],
+  ["grow", "shrink"],
+  ["grown", "shrunk"],
+  ["high", "low"],
+  ["highs", "lows"],
+  ["highest", "lowest"],
+  ["maximum", "minimum"],
+  ["advancing", "retreating"],
   ["above", "below"],
   ["early", "late"],
   ["earlier", "later"],

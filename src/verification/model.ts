@@ -9,13 +9,16 @@
  *    one pair model per kind of abstract (one sentence, or more: claim-sentence pairs and scientific abstracts
  *    behave differently), each with its own temperature and class decision weights (tuned out of fold for
  *    weighted F1, with a penalty on calling NEI pairs Supports).
+ * The decision weights are folded into the probabilities shown: p = softmax((logits / T + ln w) / T2), with T2
+ * re-fitted out of fold, so the label is always the most probable class shown (one story per pair).
  */
 
 import { softmaxWithTemperature } from "../learning/calibration.ts";
-import { weightedArgmax } from "../learning/decision-weights.ts";
+import { argmax } from "../learning/decision-weights.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { type Standardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, NEI } from "../types.ts";
+import { contrastClaim } from "./contrast.ts";
 import {
   bestCandidate,
   type CandidateScore,
@@ -29,7 +32,7 @@ import { lexicalFeatures, profile, type TextProfile } from "./lexical.ts";
 import { type TfidfPairJson, TfidfPairModel } from "./tfidf-pair.ts";
 import { probsFromArray, type Verdict } from "./verifier.ts";
 
-export const MODEL_FORMAT = "climatecheck-verification/3";
+export const MODEL_FORMAT = "climatecheck-verification/4";
 
 /** Abstracts of one sentence (claim-sentence pairs) and longer ones get their own pair model. */
 export type Kind = "single" | "multi";
@@ -41,8 +44,27 @@ export interface PairPartJson {
   standardiser: Standardiser;
   model: LogisticJson;
   temperature: number;
-  /** Decision: argmax of weight x calibrated probability (S, R, NEI). */
+  /** Decision weights (S, R, NEI), tuned out of fold; folded into the probabilities as ln w. */
   classWeights: [number, number, number];
+  /** Temperature of the folded logits (logits / temperature + ln classWeights), re-fitted out of fold. */
+  foldedTemperature: number;
+}
+
+/** ln w added to temperature-scaled logits: argmax of the result is the class-weighted argmax. */
+export function foldedLogits(
+  logits: ArrayLike<number>,
+  temperature: number,
+  weights: readonly number[],
+): number[] {
+  return Array.from(logits, (z, k) => z / temperature + Math.log(weights[k]));
+}
+
+/** The probabilities shown for a pair: decision weights folded in, then re-calibrated. */
+export function partProbs(logits: ArrayLike<number>, part: PairPartJson): number[] {
+  return softmaxWithTemperature(
+    foldedLogits(logits, part.temperature, part.classWeights),
+    part.foldedTemperature,
+  );
 }
 
 export interface VerificationModelJson {
@@ -59,12 +81,15 @@ export interface VerificationModelJson {
   idf?: IdfJson;
   pairGroups: PairGroup[];
   pairs: Record<Kind, PairPartJson>;
+  /** Direction check at inference (contrastGuard): a Supports pair is weighed against the claim's contrast. */
+  contrastGuard?: boolean;
 }
 
 /** A pair after the cheap step: lexical features of every sentence and the chosen candidates. */
 export interface PreparedPair {
   claim: string;
   sentences: string[];
+  title?: string;
   /** Pair-level TF-IDF probabilities, when the model has that group. */
   tfidf?: Float32Array;
   /** The "idf" group's features, when the model has that group. */
@@ -151,6 +176,7 @@ export class VerificationModel {
     return {
       claim,
       sentences,
+      title,
       tfidf: this.tfidf?.probs({ claim, title, sentences }),
       idf,
       lexical,
@@ -209,11 +235,37 @@ export class VerificationModel {
     };
   }
 
+  /**
+   * Verdicts of prepared pairs (with their scored outputs): score, decide, then, when the model has the direction
+   * check, weigh each Supports pair against its contrast claim (contrastGuard).
+   */
+  async verdicts(
+    prepared: readonly PreparedPair[],
+    embed: Embed,
+  ): Promise<{ verdicts: Verdict[]; outputs: PairOutput[] }> {
+    const outputs = await this.score(prepared, embed);
+    const verdicts = outputs.map((o) => this.verdict(o));
+    if (!this.json.contrastGuard) return { verdicts, outputs };
+    const guarded: number[] = [];
+    const contrasts: PreparedPair[] = [];
+    verdicts.forEach((v, i) => {
+      const c = v.label === "Supports" ? contrastClaim(prepared[i].claim) : undefined;
+      if (c === undefined) return;
+      guarded.push(i);
+      contrasts.push(this.prepare(c, prepared[i].sentences, prepared[i].title));
+    });
+    const scored = await this.score(contrasts, embed);
+    guarded.forEach((i, k) => {
+      verdicts[i] = contrastGuard(verdicts[i], this.verdict(scored[k]).probs, outputs[i].candidates);
+    });
+    return { verdicts, outputs };
+  }
+
   /** Calibrated probabilities, the label decision and the rationale of one scored pair. */
   verdict(out: PairOutput): Verdict {
     const part = this.json.pairs[kindOf(out.sentences)];
-    const p = softmaxWithTemperature(out.logits, part.temperature);
-    const k = weightedArgmax(p, part.classWeights);
+    const p = partProbs(out.logits, part);
+    const k = argmax(p);
     const label = LABELS[k];
     return {
       label,
@@ -222,6 +274,25 @@ export class VerificationModel {
       rationale: rationaleFor(label, out.candidates),
     };
   }
+}
+
+/**
+ * The direction check: a text that supports a claim's contrast (contrast.ts) at least as much as the claim cannot
+ * tell which way the claim goes, so half its P(Supports) (the half that belongs to the contrast) moves to NEI, and
+ * NEI is then above Supports; the label is again the most probable class. A text that prefers the claim is left
+ * as it is. (Chosen on train pairs among four rules, BENCHMARKS.md "Verdicts a fact-checker can trust".)
+ */
+export function contrastGuard(
+  v: Verdict,
+  contrast: Verdict["probs"],
+  candidates: readonly CandidateScore[],
+): Verdict {
+  if (contrast.supports < v.probs.supports) return v;
+  const moved = v.probs.supports / 2;
+  const p = [v.probs.supports - moved, v.probs.refutes, v.probs.nei + moved];
+  const k = argmax(p);
+  const label = LABELS[k];
+  return { label, confidence: p[k], probs: probsFromArray(p), rationale: rationaleFor(label, candidates) };
 }
 
 /**

@@ -10,7 +10,7 @@ import { trainingFiles } from "../data/paths.ts";
 import { readClimateFever, readSciFactClaims, readSciFactCorpus } from "../data/training-sets.ts";
 import { scoreVerification, type VerificationScores } from "../evaluation/metrics.ts";
 import { expectedCalibrationError, fitTemperature, softmaxWithTemperature } from "../learning/calibration.ts";
-import { tuneDecisionWeights, weightedArgmax } from "../learning/decision-weights.ts";
+import { argmax, tuneDecisionWeights, weightedArgmax } from "../learning/decision-weights.ts";
 import { trainLogistic } from "../learning/logistic.ts";
 import type { SparseVector } from "../learning/sparse.ts";
 import { hashUnit } from "../learning/split.ts";
@@ -32,6 +32,7 @@ import { IdfTable } from "./idf.ts";
 import { profile, profileMemo } from "./lexical.ts";
 import {
   type Embed,
+  foldedLogits,
   KINDS,
   type Kind,
   kindOf,
@@ -106,8 +107,13 @@ export interface TrainOptions {
 export interface CalibrationReport {
   temperature: Record<Kind, number>;
   classWeights: Record<Kind, [number, number, number]>;
-  /** Out-of-fold (train) expected calibration error, before and after temperature scaling. */
+  foldedTemperature: Record<Kind, number>;
+  /**
+   * Out-of-fold (train) expected calibration error: raw, after temperature scaling, and of the probabilities shown
+   * (decision weights folded in and re-calibrated).
+   */
   eceBefore: number;
+  eceScaled: number;
   eceAfter: number;
   /** Out-of-fold (train) weighted F1 per kind, with the tuned decision. */
   oofF1: Record<Kind, number>;
@@ -201,6 +207,8 @@ export interface RefitOptions {
   tuneWeights?: boolean;
   /** One pair model for both kinds (an ablation: the kinds then share weights, temperature and decision). */
   sharedKinds?: boolean;
+  /** The direction check at inference (model.ts contrastGuard); default on, off for its ablation. */
+  contrastGuard?: boolean;
 }
 
 export interface TrainedVerification {
@@ -416,6 +424,7 @@ export async function trainVerificationModel(
     const parts = {} as Record<Kind, PairPartJson>;
     const oofF1 = {} as Record<Kind, number>;
     const before: { p: number[]; y: number }[] = [];
+    const scaled: { p: number[]; y: number }[] = [];
     const after: { p: number[]; y: number }[] = [];
     for (const kind of KINDS) {
       const own = kindIdx.get(kind) ?? [];
@@ -427,7 +436,7 @@ export async function trainVerificationModel(
       );
       idx.forEach((i, j) => {
         before.push({ p: softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, 1), y: pairY[i] });
-        after.push({ p: calibrated[j], y: pairY[i] });
+        scaled.push({ p: calibrated[j], y: pairY[i] });
       });
       const gold = idx.map((i) => train[i].label);
       const weights: [number, number, number] =
@@ -439,8 +448,21 @@ export async function trainVerificationModel(
               idx.map((i) => oofTfidf[i]),
               { penalty, refutesBonus },
             );
+      // The weights are folded into the probabilities shown (ln w on the scaled logits), then re-calibrated:
+      // a temperature does not move the argmax, so the label stays the weighted decision and is the top class.
+      const folded = idx.map((i) =>
+        foldedLogits(part.oofLogits.get(i) as Float32Array, part.temperature, weights),
+      );
+      const foldedTemperature = fitTemperature(
+        folded,
+        idx.map((i) => pairY[i]),
+      );
+      const shown = folded.map((z) => softmaxWithTemperature(z, foldedTemperature));
+      idx.forEach((i, j) => {
+        after.push({ p: shown[j], y: pairY[i] });
+      });
       oofF1[kind] = weightedF1(
-        calibrated.map((p) => LABELS[weightedArgmax(p, weights)]),
+        shown.map((p) => LABELS[argmax(p)]),
         gold,
       );
       parts[kind] = {
@@ -448,6 +470,7 @@ export async function trainVerificationModel(
         model: part.model.toJSON(),
         temperature: part.temperature,
         classWeights: weights,
+        foldedTemperature,
       };
     }
     const ece = (rows: { p: number[]; y: number }[]) =>
@@ -458,13 +481,15 @@ export async function trainVerificationModel(
     const calibration: CalibrationReport = {
       temperature: { single: parts.single.temperature, multi: parts.multi.temperature },
       classWeights: { single: parts.single.classWeights, multi: parts.multi.classWeights },
+      foldedTemperature: { single: parts.single.foldedTemperature, multi: parts.multi.foldedTemperature },
       eceBefore: ece(before),
+      eceScaled: ece(scaled),
       eceAfter: ece(after),
       oofF1,
       selectorRecall,
     };
     log(
-      `pair [${groups.join(", ")}]${o.sharedKinds ? " (shared kinds)" : ""}: ${KINDS.map((k) => `${k}: T ${parts[k].temperature.toFixed(3)}, weights ${parts[k].classWeights.join("/")}, out-of-fold weighted F1 ${oofF1[k].toFixed(3)}`).join("; ")}; ECE ${calibration.eceBefore.toFixed(3)} -> ${calibration.eceAfter.toFixed(3)}`,
+      `pair [${groups.join(", ")}]${o.sharedKinds ? " (shared kinds)" : ""}: ${KINDS.map((k) => `${k}: T ${parts[k].temperature.toFixed(3)}, weights ${parts[k].classWeights.join("/")}, folded T ${parts[k].foldedTemperature.toFixed(3)}, out-of-fold weighted F1 ${oofF1[k].toFixed(3)}`).join("; ")}; ECE ${calibration.eceBefore.toFixed(3)} -> ${calibration.eceAfter.toFixed(3)}`,
     );
     const model: VerificationModelJson = {
       format: MODEL_FORMAT,
@@ -479,6 +504,7 @@ export async function trainVerificationModel(
       ...(groups.includes("idf") ? { idf: idf.json } : {}),
       pairGroups: [...groups],
       pairs: parts,
+      ...(o.contrastGuard === false ? {} : { contrastGuard: true }),
     };
     return { model, calibration };
   };
@@ -501,8 +527,7 @@ export async function evaluateModel(
   embed: Embed,
 ): Promise<EvaluationResult> {
   const prepared = examples.map((e) => model.prepare(e.claim, e.sentences, e.title));
-  const outputs = await model.score(prepared, embed);
-  const verdicts = outputs.map((o) => model.verdict(o));
+  const { outputs, verdicts } = await model.verdicts(prepared, embed);
   return {
     ...summarise(examples, verdicts),
     eceUncalibrated: expectedCalibrationError(

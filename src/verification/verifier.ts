@@ -4,6 +4,7 @@
  * and the indices of the abstract sentences that justify the label. Sentence indices always refer to
  * `abstractSentences(pair)`, so every backend's rationale means the same thing.
  */
+import { argmax } from "../learning/decision-weights.ts";
 import { splitSentences } from "../text/sentences.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
 
@@ -33,7 +34,7 @@ export interface Verdict {
 }
 
 export interface Verifier {
-  /** Backend and model, e.g. "builtin:v3" or "openai:llama3.1:8b". */
+  /** Backend and model, e.g. "builtin:v4" or "openai:llama3.1:8b". */
   readonly name: string;
   /** Verdicts in input order; backends batch and parallelise internally. */
   verifyPairs(pairs: readonly VerifyPair[]): Promise<Verdict[]>;
@@ -74,14 +75,27 @@ export function probsFromArray(p: ArrayLike<number>): LabelProbs {
 }
 
 /**
- * The label decision: the most probable label, except that Supports or Refutes whose probability is below
- * `minConfidence` becomes NEI (weak evidence should not be called Supports, the shared task's most common error).
+ * The label decision, always the most probable class of the probabilities returned: a Supports or Refutes on top
+ * whose probability is below `minConfidence` is weak evidence (calling it Supports is the shared task's most common
+ * error), so its mass is folded into NEI, which then is the top class. The probabilities shown are the returned ones.
  */
-export function decide(probs: LabelProbs, minConfidence = 0): { label: Label; confidence: number } {
+export function decide(
+  probs: LabelProbs,
+  minConfidence = 0,
+): { label: Label; confidence: number; probs: LabelProbs } {
   const p = probsToArray(probs);
-  let best = 0;
-  for (let k = 1; k < 3; k++) if (p[k] > p[best]) best = k;
-  const label = LABELS[best];
-  if (label !== NEI && p[best] < minConfidence) return { label: NEI, confidence: probs.nei };
-  return { label, confidence: p[best] };
+  const best = argmax(p);
+  if (LABELS[best] !== NEI && p[best] < minConfidence) {
+    p[2] += p[best];
+    p[best] = 0;
+  }
+  const k = argmax(p);
+  return { label: LABELS[k], confidence: p[k], probs: probsFromArray(p) };
+}
+
+/** Whether a verdict tells one story: its label is the most probable class it shows, with that probability. */
+export function agreesWithProbs(v: Pick<Verdict, "label" | "confidence" | "probs">): boolean {
+  const p = probsToArray(v.probs);
+  const k = LABELS.indexOf(v.label);
+  return p.every((x) => x <= p[k]) && Math.abs(v.confidence - p[k]) < 1e-9;
 }

@@ -11,13 +11,18 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** The readable report of one check (what the command prints without --json). */
 export function formatCheck(r: CheckResult): string {
-  const out: string[] = [`Claim: ${r.claim}`, "", "Narratives:"];
+  const out: string[] = [`Claim: ${r.claim}`];
+  if (!r.scope.in_scope) out.push(`Out of scope: ${r.scope.reason}`);
+  out.push("", "Narratives:");
   for (const n of r.narratives) out.push(`  ${n.code}  ${n.name} (${pct(n.probability)})`);
   out.push("", `Evidence (${r.evidence.length} abstracts):`);
   for (const e of r.evidence) {
     const where = [e.year ? String(e.year) : "", e.url ?? ""].filter(Boolean).join(" · ");
-    out.push(`${String(e.rank).padStart(3)}. [${e.label} ${pct(e.confidence)}] ${e.title ?? "(untitled)"}`);
-    out.push(`     id ${e.abstract_id}${where ? ` · ${where}` : ""}`);
+    const verdict = e.about_claim ? `${e.label} ${pct(e.confidence)}` : "not about this claim";
+    out.push(`${String(e.rank).padStart(3)}. [${verdict}] ${e.title ?? "(untitled)"}`);
+    const about = e.relevance === null ? "" : ` · about the claim ${pct(e.relevance)}`;
+    const probs = `S ${pct(e.p_supports)} R ${pct(e.p_refutes)} NEI ${pct(e.p_nei)}`;
+    out.push(`     id ${e.abstract_id}${where ? ` · ${where}` : ""} · ${probs}${about}`);
     for (const s of e.rationale) out.push(`     > ${s}`);
   }
   const s = r.summary;

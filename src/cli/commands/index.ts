@@ -6,6 +6,7 @@ import { register as data } from "./data.ts";
 import { register as evaluate } from "./evaluate.ts";
 import { register as ingest } from "./ingest.ts";
 import { register as predict } from "./predict.ts";
+import { register as queue } from "./queue.ts";
 import { register as retrieve } from "./retrieve.ts";
 import { register as serve } from "./serve.ts";
 import { register as train } from "./train.ts";
@@ -18,6 +19,7 @@ export function registerCommands(program: Command): void {
   evaluate(program);
   ingest(program);
   predict(program);
+  queue(program);
   retrieve(program);
   serve(program);
   train(program);

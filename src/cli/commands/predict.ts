@@ -78,26 +78,30 @@ function summary(s: PredictBatchSummary, what: string, out: string): string {
   return parts.join("; ");
 }
 
-const wholeNumber = (name: string, min: number, max: number) => (v: string) => {
+/** A commander parser for a whole-number flag in [min, max]. */
+export const wholeNumber = (name: string, min: number, max: number) => (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max)
     throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
   return n;
 };
 
+/** A commander parser for `--task`: a task that has a predictor. */
+export function taskNumber(v: string): number {
+  const n = Number(v);
+  if (!(n in TASKS))
+    throw new InvalidArgumentError(
+      `no predictor for task ${v} (available: ${Object.keys(TASKS).join(", ")})`,
+    );
+  return n;
+}
+
 export function register(program: Command): void {
   addVerifierOptions(program.command("predict"), "task 1: ")
     .description(
       "Write a ClimateCheck 2026 submission file for a task; resumes an interrupted run from OUT.partial.jsonl",
     )
-    .requiredOption("--task <n>", `task number (${Object.keys(TASKS).join(", ")})`, (v) => {
-      const n = Number(v);
-      if (!(n in TASKS))
-        throw new InvalidArgumentError(
-          `no predictor for task ${v} (available: ${Object.keys(TASKS).join(", ")})`,
-        );
-      return n;
-    })
+    .requiredOption("--task <n>", `task number (${Object.keys(TASKS).join(", ")})`, taskNumber)
     .requiredOption("--claims <file>", "claims file (claim_id, claim)")
     .requiredOption("--out <file>", "predictions file to write (CSV)")
     .option("--index <dir>", "task 1: index directory (default: the default index, built on first use)")

@@ -3,7 +3,9 @@ import { type Command, InvalidArgumentError } from "commander";
 import { openUseLite } from "../../encoders/sentence-encoder.ts";
 import { buildNarrativeModels } from "../../narratives/build.ts";
 import { trainRetrieval } from "../../retrieval/train.ts";
+import { buildScopeModel } from "../../scope/build.ts";
 import { buildVerificationModel } from "../../verification/build.ts";
+import { buildRelevanceGate } from "../../verification/build-relevance.ts";
 
 export interface TrainCommandOptions {
   /** Training data folder (default: $CLIMATECHECK_DATA or ../shared/data). */
@@ -31,6 +33,8 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
     }),
   verification: (o) => buildVerificationModel({ dataDir: o.data, outDir: o.out, log }),
   retrieval: (o) => trainRetrieval({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
+  relevance: (o) => buildRelevanceGate({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
+  scope: (o) => buildScopeModel({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
 };
 
 function narrativeVariant(v: string): "fast" | "full" {

@@ -45,9 +45,12 @@ export function userPrompt(pair: VerifyPair, sentences: readonly string[]): stri
   return lines.join("\n");
 }
 
-/** The answer as a verdict: the label gets the stated confidence (at least 1/3), the rest is shared evenly. */
+/**
+ * The answer as a verdict: the label gets the stated confidence (at least 0.34, so it stays the most probable
+ * class), the rest is shared evenly.
+ */
 export function answerToVerdict(answer: Answer, sentenceCount: number): Verdict {
-  const confidence = Math.max(1 / 3, answer.confidence);
+  const confidence = Math.max(0.34, answer.confidence);
   const rest = (1 - confidence) / 2;
   const p = (l: Label) => (l === answer.label ? confidence : rest);
   const rationale =

@@ -66,15 +66,14 @@ export function classProbs(logits: ArrayLike<number>, targets: readonly LabelKey
 /**
  * One verdict from per-sentence probabilities. The decisive sentence is the one with the strongest Supports or
  * Refutes probability (one clear finding settles a claim, the rest of an abstract is usually background); the pair
- * takes that sentence's probabilities and label (weak Supports/Refutes below `minConfidence` is NEI). The rationale
+ * takes that sentence's probabilities and label (weak Supports/Refutes below `minConfidence` is folded into NEI). The rationale
  * is every sentence whose own label is the pair's label.
  */
 export function aggregateSentences(sentences: readonly LabelProbs[], minConfidence = 0): Verdict {
   let best = 0;
   const strength = (p: LabelProbs) => Math.max(p.supports, p.refutes);
   for (let i = 1; i < sentences.length; i++) if (strength(sentences[i]) > strength(sentences[best])) best = i;
-  const probs = sentences[best];
-  const { label, confidence } = decide(probs, minConfidence);
+  const { label, confidence, probs } = decide(sentences[best], minConfidence);
   const rationale =
     label === NEI ? [] : sentences.flatMap((p, i) => (decide(p, minConfidence).label === label ? [i] : []));
   return { label, confidence, probs, rationale };

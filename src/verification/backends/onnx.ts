@@ -154,7 +154,7 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
       const probs = await score(
         pairs.map((p, i) => ({ premise: sentences[i].join(" "), hypothesis: p.claim })),
       );
-      return probs.map((p) => ({ ...decide(p, minConfidence), probs: p, rationale: [] }));
+      return probs.map((p) => ({ ...decide(p, minConfidence), rationale: [] }));
     }
     const inputs = pairs.flatMap((p, i) => sentences[i].map((premise) => ({ premise, hypothesis: p.claim })));
     const probs = await score(inputs);

@@ -1,0 +1,137 @@
+/**
+ * The relevance gate: a calibrated P(the abstract is about the claim's subject) per claim-abstract pair, from the
+ * rarity-weighted overlap signals the verifier computes (idf.ts: how much of the claim's rare vocabulary the best
+ * sentences, the title and the whole abstract share, and which rare claim terms the abstract lacks) and from the
+ * subject of each side (the scope model's P(climate) of the claim and of the abstract). A pair below
+ * RELEVANCE_GATE is "not about this claim": it takes no side and stays out of the summary.
+ *
+ * Trained (build-relevance.ts) on our data: gold Supports/Refutes pairs of Climate-FEVER and SciFact (about the
+ * claim by judgement) against pairs of the claim with another claim's evidence, from the other corpus (a
+ * biomedical abstract for a climate claim and the reverse) or from the same one.
+ */
+import { join } from "node:path";
+import { loadModelFile } from "../data/model-file.ts";
+import { MODELS_DIR } from "../data/paths.ts";
+import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
+import { type Standardiser, standardise } from "../learning/standardise.ts";
+import { IDF_FEATURES, type IdfJson, IdfTable, idfPairFeatures } from "./idf.ts";
+import { lexicalFeatures, profile, type TextProfile } from "./lexical.ts";
+import type { LabelProbs } from "./verifier.ts";
+
+export const RELEVANCE_FORMAT = "climatecheck-relevance/1";
+/** Below this P(about the claim), an abstract is shown as not about the claim. */
+export const RELEVANCE_GATE = 0.5;
+
+/** How many of the idf.ts features (its overlap slots, before the polarity cues) the gate reads. */
+const OVERLAP_SLOTS = 8;
+
+/** The idf.ts overlap slots, then the gate's own: title recall, key counts, and the subjects of both sides. */
+export const RELEVANCE_FEATURES: readonly string[] = [
+  ...IDF_FEATURES.slice(0, OVERLAP_SLOTS),
+  "title",
+  "log_claim_keys",
+  "share_found",
+  "abstract_but_one",
+  "claim_climate",
+  "abstract_climate",
+  "climate_gap",
+];
+
+/** P(about climate) of a text: the scope model's (src/scope/scope.ts); the gate reads it for claim and abstract. */
+export type SubjectScore = (text: string) => number;
+
+export interface RelevanceJson {
+  format: typeof RELEVANCE_FORMAT;
+  idf: IdfJson;
+  standardiser: Standardiser;
+  model: LogisticJson;
+}
+
+/** The gate's features of one pair, from text profiles. */
+export function relevanceFeatures(
+  idf: IdfTable,
+  claim: TextProfile,
+  sentences: readonly TextProfile[],
+  title: TextProfile | undefined,
+  subject: { claim: number; abstract: number },
+): number[] {
+  const lexical = sentences.map((s, i) => lexicalFeatures(claim, s, i, sentences.length));
+  const overlap = idfPairFeatures(idf, claim, sentences, lexical, title).slice(0, OVERLAP_SLOTS);
+  const keys = [...claim.keys];
+  const w = keys.map((k) => idf.weight(k));
+  const total = w.reduce((a, b) => a + b, 0) || 1;
+  const inTitle = title ? keys.reduce((a, k, i) => a + (title.keys.has(k) ? w[i] : 0), 0) / total : 0;
+  const found = keys.map((k) => sentences.some((s) => s.keys.has(k)) || (title?.keys.has(k) ?? false));
+  // One shared rare word ("fake" in a claim and in a drug paper's title) is a coincidence more often than a
+  // subject: the weighted recall without the best-weighted key found, and the plain share of keys found.
+  const foundW = w.filter((_, i) => found[i]);
+  const butOne = (foundW.reduce((a, b) => a + b, 0) - Math.max(0, ...foundW)) / total;
+  const share = keys.length ? found.filter(Boolean).length / keys.length : 0;
+  // A climate claim against a biomedical abstract (or the reverse) is about another subject, whatever words match.
+  const gap = Math.abs(subject.claim - subject.abstract);
+  return [
+    ...overlap,
+    inTitle,
+    Math.log(1 + keys.length) / 3,
+    share,
+    butOne,
+    subject.claim,
+    subject.abstract,
+    gap,
+  ];
+}
+
+export class RelevanceGate {
+  readonly json: RelevanceJson;
+  private readonly idf: IdfTable;
+  private readonly model: LogisticModel;
+
+  private readonly subject: SubjectScore;
+
+  constructor(json: RelevanceJson, subject: SubjectScore) {
+    if (json.format !== RELEVANCE_FORMAT)
+      throw new Error(`unsupported relevance model format "${json.format}" (expected ${RELEVANCE_FORMAT})`);
+    this.json = json;
+    this.idf = new IdfTable(json.idf);
+    this.model = LogisticModel.fromJSON(json.model);
+    this.subject = subject;
+  }
+
+  /** P(the abstract is about the claim's subject). */
+  probability(claim: string, sentences: readonly string[], title?: string): number {
+    const x = relevanceFeatures(
+      this.idf,
+      profile(claim),
+      sentences.map(profile),
+      title ? profile(title) : undefined,
+      { claim: this.subject(claim), abstract: this.subject(abstractText(sentences, title)) },
+    );
+    return this.model.predictProba(standardise(x, this.json.standardiser))[1];
+  }
+}
+
+export const RELEVANCE_MODEL_PATH = join(MODELS_DIR, "relevance", "model.json");
+
+/** The gate, reading subjects with the given scope model. */
+export function loadRelevanceGate(
+  subject: SubjectScore,
+  path = RELEVANCE_MODEL_PATH,
+): Promise<RelevanceGate> {
+  return loadModelFile(path, "relevance", (json) => new RelevanceGate(json as RelevanceJson, subject));
+}
+
+/** The text whose subject is scored: title and sentences. */
+export function abstractText(sentences: readonly string[], title?: string): string {
+  return [title ?? "", ...sentences].join(" ").trim();
+}
+
+/**
+ * The verdict shown for a pair the gate leaves out: P(Supports) and P(Refutes) become P(about) x the verifier's,
+ * the rest is NEI. Below the gate (P(about) < 0.5) NEI then holds more than half, so it is the most probable
+ * class and the label agrees with the numbers.
+ */
+export function gatedProbs(p: LabelProbs, relevance: number): LabelProbs {
+  const supports = relevance * p.supports;
+  const refutes = relevance * p.refutes;
+  return { supports, refutes, nei: 1 - supports - refutes };
+}

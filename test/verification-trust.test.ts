@@ -1,0 +1,170 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { hasTrainingData } from "../src/data/paths.ts";
+import { englishLanguage, loadScopeDetector, scopeOf } from "../src/scope/scope.ts";
+import { loadVerificationModel, openBuiltinVerifier } from "../src/verification/builtin.ts";
+import { contrastClaim } from "../src/verification/contrast.ts";
+import { contrastGuard, partProbs } from "../src/verification/model.ts";
+import { gatedProbs, loadRelevanceGate, RELEVANCE_GATE } from "../src/verification/relevance.ts";
+import { loadVerificationData } from "../src/verification/train.ts";
+import { agreesWithProbs, probsToArray } from "../src/verification/verifier.ts";
+
+const haveData = hasTrainingData();
+
+test("the shipped verifier's label is the most probable shown class on every dev pair (0 disagreements)", {
+  skip: !haveData,
+}, async () => {
+  const { dev } = await loadVerificationData();
+  const verifier = await openBuiltinVerifier();
+  const verdicts = await verifier.verifyPairs(
+    dev.map((e) => ({
+      claim: e.claim,
+      abstract: e.sentences.join(" "),
+      sentences: e.sentences,
+      title: e.title,
+    })),
+  );
+  await verifier.close();
+  assert.equal(verdicts.length, dev.length);
+  const disagreements = verdicts.filter((v) => !agreesWithProbs(v));
+  assert.equal(disagreements.length, 0, JSON.stringify(disagreements.slice(0, 3)));
+  // The decision weights are really folded in: the shipped weights are not all 1, and labels still follow argmax.
+  const model = await loadVerificationModel();
+  assert.ok(model.json.pairs.single.classWeights.some((w) => w !== 1));
+  assert.ok(new Set(verdicts.map((v) => v.label)).size === 3);
+});
+
+test("folded probabilities: argmax is the class-weighted argmax of the calibrated probabilities", async () => {
+  const model = await loadVerificationModel();
+  const part = model.json.pairs.single;
+  for (const logits of [
+    [0.2, 0.1, 0.5],
+    [1, -0.4, 0.9],
+    [-1, 0.3, 0.35],
+    [0.0, 0.0, 0.0],
+  ]) {
+    const shown = partProbs(logits, part);
+    const scaled = logits.map((z) => Math.exp(z / part.temperature));
+    const weighted = scaled.map((x, k) => x * part.classWeights[k]);
+    const top = (xs: number[]) => xs.indexOf(Math.max(...xs));
+    assert.equal(top(shown), top(weighted), JSON.stringify(logits));
+    assert.ok(Math.abs(shown.reduce((a, b) => a + b, 0) - 1) < 1e-9);
+  }
+});
+
+test("contrast rule: direction swaps and negations, CheckList style", () => {
+  assert.equal(contrastClaim("Sea level is rising"), "Sea level is falling");
+  assert.equal(
+    contrastClaim("Arctic sea ice has been growing since 2012"),
+    "Arctic sea ice has been shrinking since 2012",
+  );
+  assert.equal(contrastClaim("Sea level rise is not accelerating"), "Sea level rise is accelerating");
+  assert.equal(contrastClaim("Ice sheet melt is accelerating"), "Ice sheet melt is not accelerating");
+  assert.equal(contrastClaim("Summers bring more heat waves"), "Summers bring less heat waves");
+  assert.equal(
+    contrastClaim("2016 was a record high year for temperature"),
+    "2016 was a record low year for temperature",
+  );
+  assert.equal(contrastClaim("CO2 is a greenhouse gas"), "CO2 is not a greenhouse gas");
+  assert.equal(contrastClaim("Rising seas"), "Falling seas");
+  assert.equal(contrastClaim("Polar bears"), undefined);
+});
+
+test("direction check: a text that supports a claim's contrast as much as the claim does not support either", () => {
+  const v = {
+    label: "Supports" as const,
+    confidence: 0.6,
+    probs: { supports: 0.6, refutes: 0.1, nei: 0.3 },
+    rationale: [0],
+  };
+  const candidates = [{ index: 0, selector: 0.9 }];
+  // The contrast is supported more: half of P(Supports) moves to NEI, which is then the top class.
+  const both = contrastGuard(v, { supports: 0.7, refutes: 0.1, nei: 0.2 }, candidates);
+  assert.equal(both.label, "Not Enough Information");
+  assert.deepEqual(probsToArray(both.probs), [0.3, 0.1, 0.6]);
+  assert.deepEqual(both.rationale, []);
+  assert.ok(agreesWithProbs(both));
+  // The claim is preferred over its contrast: left as it is.
+  assert.equal(contrastGuard(v, { supports: 0.2, refutes: 0.5, nei: 0.3 }, candidates), v);
+});
+
+test("a contrast pair through the shipped verifier: claim and contrast are never both Supports", async () => {
+  const verifier = await openBuiltinVerifier();
+  const sentences = [
+    "Global mean sea level has been rising since 1900 and the rate of rise has increased since 1993.",
+    "Arctic sea ice extent reached a record low in September 2012.",
+    "Mountain glaciers are growing in the Karakoram while most others retreat.",
+  ];
+  const claims = [
+    "Sea level is rising",
+    "Arctic sea ice has been growing since 2012",
+    "Glaciers are growing",
+  ];
+  for (const claim of claims) {
+    const contrast = contrastClaim(claim) as string;
+    for (const s of sentences) {
+      const [a, b] = await verifier.verifyPairs([
+        { claim, abstract: s },
+        { claim: contrast, abstract: s },
+      ]);
+      assert.ok(!(a.label === "Supports" && b.label === "Supports"), `${claim} / ${contrast} on "${s}"`);
+    }
+  }
+  await verifier.close();
+});
+
+test("relevance gate: the issue's malaria-drug abstract is not about the 97% consensus; an on-topic one is", async () => {
+  const scope = await loadScopeDetector();
+  const gate = await loadRelevanceGate((t) => scope.pClimate(t));
+  const claim = "Global sea level is rising";
+  const on = gate.probability(claim, [
+    "Global mean sea level rose by about 20 cm over the twentieth century.",
+  ]);
+  const off = gate.probability(claim, [
+    "Marine heatwaves cause mass coral bleaching.",
+    "Reefs recover slowly between events.",
+  ]);
+  assert.ok(on >= RELEVANCE_GATE && off < RELEVANCE_GATE, `on ${on}, off ${off}`);
+  const fake = gate.probability(
+    "The 97% consensus figure is fake",
+    [
+      "Artesunate is the first-line treatment of severe malaria.",
+      "Counterfeit artesunate tablets containing no active ingredient were found in pharmacies in Cambodia.",
+    ],
+    "Fake Artesunate in Southeast Asia",
+  );
+  assert.ok(fake < RELEVANCE_GATE, `malaria paper ${fake}`);
+  // Below the gate NEI is the top class of the gated probabilities, whatever the verifier said.
+  for (const r of [0, 0.2, 0.49])
+    for (const p of [
+      { supports: 0.98, refutes: 0.01, nei: 0.01 },
+      { supports: 0.3, refutes: 0.6, nei: 0.1 },
+    ])
+      assert.ok(
+        agreesWithProbs({
+          label: "Not Enough Information",
+          confidence: gatedProbs(p, r).nei,
+          probs: gatedProbs(p, r),
+        }),
+      );
+});
+
+test("scope: non-English claims and claims on other subjects are out of scope; climate claims are in", async () => {
+  for (const t of [
+    "El nivel del mar está subiendo más rápido que nunca",
+    "Le réchauffement climatique est une invention des médias",
+    "Die globale Erwärmung ist eine Erfindung der Wissenschaftler",
+    "全球变暖是一个骗局",
+    "Глобальное потепление — это обман",
+  ])
+    assert.equal(englishLanguage(t), false, t);
+  for (const t of ["La Niña brings cooler winters to the north", "Sea level is rising", "CO2 is plant food"])
+    assert.equal(englishLanguage(t), true, t);
+  const detector = await loadScopeDetector();
+  assert.equal(detector.assess("Arctic sea ice has been growing since 2012").in_scope, true);
+  assert.equal(detector.assess("Global warming is a hoax").in_scope, true);
+  const off = detector.assess("Aspirin lowers the risk of colorectal cancer in adults");
+  assert.equal(off.in_scope, false);
+  assert.match(off.reason ?? "", /not look like a claim about climate/);
+  assert.equal(scopeOf("全球变暖是一个骗局", null).in_scope, false);
+});
