@@ -106,16 +106,11 @@ async function evaluate(
     const rows = stanceDev.map((e, i) => [e, i] as const).filter(([e]) => stanceCell(e) === cell);
     const flagged = rows.map(([, i]) => !stancePreds[i].codes.includes(NO_NARRATIVE));
     if (rows.length === 0) continue;
-    shares[cell] = withBootstrap(
-      flagged.length,
-      (idx) => idx.filter((i) => flagged[i]).length / idx.length,
-    );
+    shares[cell] = withBootstrap(flagged.length, (idx) => idx.filter((i) => flagged[i]).length / idx.length);
   }
   const cardsPreds = (await predict(cardsDev.map((e) => e.text))).map((p) => p.codes);
   const cardsGold = cardsDev.map((e) => e.codes);
-  const cardsMeanF1 = withBootstrap(cardsDev.length, (idx) =>
-    meanF1OverPresent(cardsPreds, cardsGold, idx),
-  );
+  const cardsMeanF1 = withBootstrap(cardsDev.length, (idx) => meanF1OverPresent(cardsPreds, cardsGold, idx));
   const asRun = (preds: string[][], gold: readonly NarrativeExample[]) =>
     scoreNarratives(
       preds.map((codes, i) => ({ claimId: gold[i].id, codes })),
