@@ -77,7 +77,7 @@ test("check prints narratives, ranked abstracts with label and DOI link, rationa
   );
   assert.match(
     stdout,
-    /^Claim: Solar irradiance explains warming since 1950\n\nNarratives:\n {2}\d_\d {2}\S/,
+    /^Claim: Solar irradiance explains warming since 1950\n\nNarratives \(P\(any narrative\) \d+%; named from 50%\):\n {2}\d_\d {2}\S/,
   );
   assert.match(
     stdout,
