@@ -271,6 +271,7 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
       fusion,
       depth: DEFAULT_DEPTH,
       rerankDepth,
+      l2,
     });
     const figures: DevFigures[] = [];
     for (const s of sets) {
