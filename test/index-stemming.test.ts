@@ -11,10 +11,10 @@ import { openIndex } from "../src/index/open.ts";
 import { rm3Expand } from "../src/index/rm3.ts";
 import { hasOtherSchema, manifestPath, readManifest, SCHEMA_VERSION } from "../src/index/schema.ts";
 import { mulberry32 } from "../src/learning/random.ts";
-import { BM25_ANALYZER, PLAIN_ANALYZER, stem } from "../src/text/stem.ts";
+import { type Analyzer, BM25_ANALYZER, PLAIN_ANALYZER, stem } from "../src/text/stem.ts";
 import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
-async function build(docs: [string, string][], analyzer = BM25_ANALYZER, params = STOCK_PARAMS) {
+async function build(docs: [string, string][], analyzer: Analyzer = BM25_ANALYZER, params = STOCK_PARAMS) {
   const b = new Bm25Builder(analyzer, params);
   for (const [t, a] of docs) b.add(t, a);
   const dir = join(tempDir(), "bm25");

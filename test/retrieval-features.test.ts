@@ -13,6 +13,8 @@ test("re-ranker features match claim and abstract on the index's stems; numbers 
   const index = openIndex(join(dir, "idx"));
   try {
     const r = new Retriever(index);
+    // The BM25 candidate depth is the index's (chosen per corpus kind), not a constant.
+    assert.equal(r.depth.bm25, index.manifest.bm25?.depth);
     // "levels"/"melting"/"glaciers" only match "level"/"melt"/"glacier" of abstract a2 after stemming.
     const [s] = await r.stage1(["Melting glaciers raise sea levels by 3.3 mm"]);
     const families = ["lexical", "coverage", "numbers"] as const;
