@@ -291,7 +291,7 @@ function targets(figures: Map<string, SetFigures>, bm25P50: number, speed: Speed
     for (const m of ["recall_at_5", "ndcg_at_10"] as const) {
       const best = Math.max(...f.peers.map((p) => p[m].value));
       rows.push([
-        `${name}: new BM25 ${m} ≥ best peer`,
+        `${name}: new BM25 ${m === "recall_at_5" ? "R@5" : "nDCG@10"} ≥ best peer`,
         `${f.newBm25[m].value.toFixed(3)} vs ${best.toFixed(3)}`,
         yes(f.newBm25[m].value >= best),
       ]);
