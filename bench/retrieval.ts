@@ -1,12 +1,17 @@
 /**
- * Task 1.1 retrieval on our dev splits (SciFact, Climate-FEVER): plain BM25 against each dense encoder alone, the
- * fusions and the shipped re-ranker, plus the re-ranker retrained without each feature family; then the speed
- * of one claim's retrieval and of ingest without vectors. All figures through src/evaluation/metrics.ts.
+ * Task 1.1 retrieval on our dev splits (SciFact, Climate-FEVER), one run, the same data for all: first our old
+ * BM25, the new BM25, its ablations and two off-the-shelf peers (bench/retrieval-peers.ts) with build and query
+ * times; then the full pipeline: BM25 against each dense encoder alone, the fusions and the shipped re-ranker,
+ * plus the re-ranker retrained without each feature family; then the speed of one claim's retrieval and of
+ * ingest without vectors. All figures through src/evaluation/metrics.ts, with bootstrap 95% intervals over claims.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { homeDir } from "../src/data/paths.ts";
-import type { RetrievalScores } from "../src/evaluation/metrics.ts";
+import type { Interval } from "../src/evaluation/bootstrap.ts";
+import type { Bm25Index, Bm25Params } from "../src/index/bm25.ts";
+import { STOCK_PARAMS } from "../src/index/bm25.ts";
+import { corpusKind, settingsFor } from "../src/index/bm25-settings.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { openIndex } from "../src/index/open.ts";
 import { openEncoders } from "../src/retrieval/encoders.ts";
@@ -14,35 +19,182 @@ import { evalIndexDir, loadEvalSets } from "../src/retrieval/eval-sets.ts";
 import {
   columns,
   fitScorer,
+  fusionPredictions,
   groups,
+  type Metric,
+  modelPredictions,
   type Prepared,
   prepare,
-  scoreFusion,
-  scoreModel,
-  scoreReranked,
+  rerankedPredictions,
+  scoreWithIntervals,
 } from "../src/retrieval/experiment.ts";
 import type { FAMILIES } from "../src/retrieval/features.ts";
 import { rrfFusion } from "../src/retrieval/fusion.ts";
 import { RERANKER_PATH } from "../src/retrieval/load.ts";
 import { Reranker } from "../src/retrieval/reranker.ts";
 import { Retriever } from "../src/retrieval/retriever.ts";
-import { openEvalSets } from "../src/retrieval/train.ts";
+import { openEvalSets, withCi } from "../src/retrieval/train.ts";
+import { bm25Queries, type CorpusDocs, loadCorpusDocs, memoryIndex } from "../src/retrieval/tune-bm25.ts";
+import { PLAIN_ANALYZER } from "../src/text/stem.ts";
+import type { Claim, LabelledPair, Task1Prediction } from "../src/types.ts";
 import { type BenchSection, loadAverage, percentile, table } from "./report.ts";
+import { lunrPeer, type Peer, winkPeer } from "./retrieval-peers.ts";
 
-const HEADER = ["system", "R@2", "R@5", "R@10", "Bpref", "Score 1.1", "nDCG@10", "ΔR@5 vs BM25"];
+const HEADER = ["system", "R@2", "R@5", "R@10", "Bpref", "nDCG@10", "ΔR@5 vs BM25"];
+type Scores = Record<Metric, Interval>;
 
-function row(name: string, s: RetrievalScores, base: RetrievalScores): (string | number)[] {
-  const d = s.recall_at_5 - base.recall_at_5;
+function row(name: string, s: Scores, base: Scores): (string | number)[] {
+  const d = s.recall_at_5.value - base.recall_at_5.value;
   return [
     name,
-    s.recall_at_2,
-    s.recall_at_5,
-    s.recall_at_10,
-    s.bpref,
-    s.score_1_1,
-    s.ndcg_at_10,
+    withCi(s.recall_at_2),
+    withCi(s.recall_at_5),
+    withCi(s.recall_at_10),
+    withCi(s.bpref),
+    withCi(s.ndcg_at_10),
     `${d >= 0 ? "+" : ""}${d.toFixed(3)}`,
   ];
+}
+
+/** Dev figures the targets are checked against, per set. */
+interface SetFigures {
+  newBm25: Scores;
+  peers: Scores[];
+  reranked?: Scores;
+}
+
+const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+
+/** Times each claim's top-10 search; returns predictions and per-query milliseconds. */
+function timed(
+  claims: Claim[],
+  search: (text: string) => string[],
+): { preds: Task1Prediction[]; times: number[] } {
+  const preds: Task1Prediction[] = [];
+  const times: number[] = [];
+  for (const c of claims.slice(0, 20)) search(c.text); // warm-up
+  for (const c of claims) {
+    const t = performance.now();
+    const ids = search(c.text);
+    times.push(performance.now() - t);
+    ids.forEach((abstractId, r) => {
+      preds.push({ claimId: c.id, abstractId, rank: r + 1 });
+    });
+  }
+  return { preds, times };
+}
+
+/** BM25 systems and peers on one set's dev claims: quality with intervals, build time and query latency. */
+export async function firstStage(
+  name: string,
+  docs: CorpusDocs,
+  dev: Claim[],
+  gold: LabelledPair[],
+): Promise<{ markdown: string; figures: SetFigures; newP50: number }> {
+  const settings = settingsFor(corpusKind(docs.ids.length, docs.sentences));
+  const tuned: Bm25Params = { k1: settings.k1, b: settings.b, titleWeight: settings.titleWeight };
+  const devIds = new Set(dev.map((c) => c.id));
+  const devGold = gold.filter((g) => devIds.has(g.claimId));
+  const ours = async (analyzer: Parameters<typeof memoryIndex>[1], params: Bm25Params) => {
+    const t = performance.now();
+    const index = await memoryIndex(docs, analyzer);
+    index.setParams(params);
+    return { index, buildMs: performance.now() - t };
+  };
+  const search = (index: Bm25Index, rm3?: Parameters<typeof bm25Queries>[3]) => {
+    const memo = new Map<number, string[]>();
+    return (text: string) => {
+      const [q] = bm25Queries(index, docs, [{ id: "", text }], rm3, memo);
+      return index.search(q, 10).map((h) => docs.ids[h.docno]);
+    };
+  };
+  const systems: {
+    name: string;
+    buildMs: number;
+    search: (text: string) => string[];
+    kind: "ours" | "new" | "peer" | "ablation";
+  }[] = [];
+  const old = await ours(PLAIN_ANALYZER, STOCK_PARAMS);
+  systems.push({
+    name: "our old BM25 (schema 2: no stemming, k1 1.2, b 0.75, title weight 1)",
+    kind: "ours",
+    buildMs: old.buildMs,
+    search: search(old.index),
+  });
+  const neu = await ours(undefined, tuned);
+  systems.push({
+    name: `**new BM25** (Porter2 + stop list; k1 ${settings.k1}, b ${settings.b}, title weight ${settings.titleWeight}${settings.rm3 ? ", RM3" : ""})`,
+    kind: "new",
+    buildMs: neu.buildMs,
+    search: search(neu.index, settings.rm3),
+  });
+  const stockNew = await ours(undefined, STOCK_PARAMS);
+  systems.push({
+    name: "new BM25 with stock k1 1.2, b 0.75, title weight 1 (no tuning)",
+    kind: "ablation",
+    buildMs: stockNew.buildMs,
+    search: search(stockNew.index),
+  });
+  const unstemmed = await ours(PLAIN_ANALYZER, tuned);
+  systems.push({
+    name: "new BM25 without stemming and stop list (old analysis, new parameters)",
+    kind: "ablation",
+    buildMs: unstemmed.buildMs,
+    search: search(unstemmed.index),
+  });
+  const rm3 = { docs: 3, terms: 25, originalWeight: 0.85 };
+  if (!settings.rm3)
+    systems.push({
+      name: `new BM25 + RM3 ${JSON.stringify(rm3)} (best on training claims; not kept)`,
+      kind: "ablation",
+      buildMs: neu.buildMs,
+      search: search(neu.index, rm3),
+    });
+  const peers: [string, (d: CorpusDocs) => Peer][] = [
+    ["wink", winkPeer],
+    ["lunr", lunrPeer],
+  ];
+  for (const [, make] of peers) {
+    const t = performance.now();
+    const peer = make(docs);
+    const buildMs = performance.now() - t;
+    systems.push({
+      name: peer.name,
+      kind: "peer",
+      buildMs,
+      search: (text) => peer.search(text, 10).map((d) => docs.ids[d]),
+    });
+  }
+  const results = systems.map((s) => ({ ...s, ...timed(dev, s.search) }));
+  const scores = results.map((r) => scoreWithIntervals(r.preds, devGold));
+  const newAt = results.findIndex((r) => r.kind === "new");
+  const newP50 = percentile(results[newAt].times, 50);
+  const rows = results.map((r, i) => {
+    const p50 = percentile(r.times, 50);
+    return [
+      ...row(r.name, scores[i], scores[newAt]),
+      `${(r.buildMs / 1000).toFixed(2)} s`,
+      `${ms(p50)} ms`,
+      `${ms(percentile(r.times, 95))} ms`,
+      `${(p50 / newP50).toFixed(1)}×`,
+    ];
+  });
+  const header = [
+    ...HEADER.slice(0, -1),
+    "ΔR@5 vs new BM25",
+    "index build",
+    "query p50",
+    "query p95",
+    "p50 / new BM25's",
+  ];
+  return {
+    markdown: `### ${name} dev, first stage alone: ${dev.length} claims, ${docs.ids.length} abstracts (${settings.kind})\n\n${table(header, rows)}`,
+    figures: {
+      newBm25: scores[newAt],
+      peers: scores.filter((_, i) => results[i].kind === "peer"),
+    },
+    newP50,
+  };
 }
 
 export async function bench(): Promise<BenchSection> {
@@ -50,9 +202,18 @@ export async function bench(): Promise<BenchSection> {
   // Latency first, in a process without the worker pool (with the pool open, the in-process model's first
   // embed never settled here).
   const speed = await latency(model);
+  const parts: string[] = [];
+  const figures = new Map<string, SetFigures>();
+  let bm25P50 = 0;
+  for (const s of await loadEvalSets()) {
+    console.error(`${s.name}: first-stage systems`);
+    const f = await firstStage(s.name, await loadCorpusDocs(s), s.dev, s.gold);
+    parts.push(f.markdown);
+    figures.set(s.name, f.figures);
+    if (s.name === "scifact") bm25P50 = f.newP50;
+  }
   const enc = await openEncoders({ workers: 2 });
   const sets = await openEvalSets(enc, undefined, (m) => console.error(m));
-  const parts: string[] = [];
   try {
     const vectorSets = sets[0].retriever.vectorSets;
     const withWords = enc.words !== undefined;
@@ -75,41 +236,101 @@ export async function bench(): Promise<BenchSection> {
       })),
     ];
     console.error(`training ${variants.length} ablation variants`);
+    const l2 = model.json.l2;
     const scorers = variants.map((v) => {
       const cols = columns(train[0], v.families, vectorSets);
-      return { ...v, cols, scorer: fitScorer(train.flatMap((p) => groups(p, cols))).scorer };
+      return {
+        ...v,
+        cols,
+        scorer: fitScorer(
+          train.flatMap((p) => groups(p, cols)),
+          l2,
+        ).scorer,
+      };
     });
     sets.forEach((s, i) => {
       const p = dev[i];
       const r = s.retriever;
-      const bm25 = scoreFusion(p, r, { bm25: 1, dense: {} });
-      const rows = [row("BM25 (same index)", bm25, bm25)];
+      const sc = (preds: Task1Prediction[]) => scoreWithIntervals(preds, p.gold);
+      const bm25 = sc(fusionPredictions(p, r, { bm25: 1, dense: {} }));
+      const rows = [row("new BM25 (same index)", bm25, bm25)];
       for (const v of vectorSets)
-        rows.push(row(`${v} alone`, scoreFusion(p, r, { bm25: 0, dense: { [v]: 1 } }), bm25));
-      rows.push(row("RRF (BM25 + dense)", scoreRrf(p, r), bm25));
-      rows.push(row(`linear fusion ${JSON.stringify(fusion.dense)}`, scoreFusion(p, r, fusion), bm25));
-      rows.push(row("**re-ranker (shipped)**", scoreModel(p, r, model), bm25));
-      for (const v of scorers) rows.push(row(v.name, scoreReranked(p, r, v.scorer, v.cols), bm25));
+        rows.push(row(`${v} alone`, sc(fusionPredictions(p, r, { bm25: 0, dense: { [v]: 1 } })), bm25));
+      rows.push(row("RRF (BM25 + dense)", sc(rrfPredictions(p, r)), bm25));
+      rows.push(
+        row(`linear fusion ${JSON.stringify(fusion.dense)}`, sc(fusionPredictions(p, r, fusion)), bm25),
+      );
+      const reranked = sc(modelPredictions(p, r, model));
+      const f = figures.get(s.set.name);
+      if (f) f.reranked = reranked;
+      rows.push(row("**re-ranked pipeline (shipped)**", reranked, bm25));
+      for (const v of scorers) rows.push(row(v.name, sc(rerankedPredictions(p, r, v.scorer, v.cols)), bm25));
       parts.push(
-        `### ${s.set.name} dev: ${s.set.dev.length} claims (${p.claims.filter((c) => c.relevant.some(Boolean)).length} with a relevant abstract in the top ${depth}), ${s.retriever.index.docs.size} abstracts\n\n${table(HEADER, rows)}`,
+        `### ${s.set.name} dev, whole pipeline: ${s.set.dev.length} claims (${p.claims.filter((c) => c.relevant.some(Boolean)).length} with a relevant abstract in the top ${depth}), ${s.retriever.index.docs.size} abstracts\n\n${table(HEADER, rows)}`,
       );
     });
-
-    parts.push(speed);
+    parts.push(speed.markdown);
+    parts.push(targets(figures, bm25P50, speed));
   } finally {
     for (const s of sets) s.close();
     await enc.close();
   }
   return {
     id: "retrieval",
-    title: "Abstract retrieval (task 1.1): BM25, dense, fusion, re-ranker and ablations",
+    title: "Abstract retrieval (task 1.1): old and new BM25, peers, dense, fusion, re-ranker and ablations",
     command: "npm run bench -- retrieval",
-    markdown: parts.join("\n\n"),
+    markdown: `Intervals: bootstrap 95% over dev claims (1,000 resamples, src/evaluation/bootstrap.ts). Every setting was chosen on training claims; dev is read here only.\n\n${parts.join("\n\n")}`,
   };
 }
 
+/** The issue's targets, each with the figures it is judged on. */
+function targets(figures: Map<string, SetFigures>, bm25P50: number, speed: Speed): string {
+  const rows: string[][] = [];
+  const yes = (ok: boolean) => (ok ? "met" : "**not met**");
+  for (const [name, f] of figures) {
+    for (const m of ["recall_at_5", "ndcg_at_10"] as const) {
+      const best = Math.max(...f.peers.map((p) => p[m].value));
+      rows.push([
+        `${name}: new BM25 ${m === "recall_at_5" ? "R@5" : "nDCG@10"} ≥ best peer`,
+        `${f.newBm25[m].value.toFixed(3)} vs ${best.toFixed(3)}`,
+        yes(f.newBm25[m].value >= best),
+      ]);
+    }
+    if (!f.reranked) continue;
+    const d5 = f.reranked.recall_at_5.value - f.newBm25.recall_at_5.value;
+    if (name === "climate-fever")
+      rows.push([
+        `${name}: re-ranked R@5 ≥ new BM25 + 0.06`,
+        `${d5 >= 0 ? "+" : ""}${d5.toFixed(3)}`,
+        yes(d5 >= 0.06),
+      ]);
+    else {
+      const dn = f.reranked.ndcg_at_10.value - f.newBm25.ndcg_at_10.value;
+      rows.push([
+        `${name}: re-ranked R@5 and nDCG@10 above new BM25`,
+        `R@5 ${d5 >= 0 ? "+" : ""}${d5.toFixed(3)}, nDCG@10 ${dn >= 0 ? "+" : ""}${dn.toFixed(3)}`,
+        yes(d5 > 0 && dn > 0),
+      ]);
+    }
+  }
+  rows.push(["BM25 query p50 < 5 ms (SciFact, 5k abstracts)", `${ms(bm25P50)} ms`, yes(bm25P50 < 5)]);
+  rows.push(["full retrieve p50 < 60 ms", `${speed.p50.toFixed(1)} ms`, yes(speed.p50 < 60)]);
+  rows.push([
+    "ingest without vectors ≥ 4,000 abstracts/s",
+    `${speed.ingestRate.toFixed(0)} abstracts/s (second run)`,
+    yes(speed.ingestRate >= 4000),
+  ]);
+  return `### Targets of issue 14\n\n${table(["target", "measured", ""], rows)}\n\nRetrieval at 400,000 abstracts: section "retrieval-scale".`;
+}
+
+interface Speed {
+  markdown: string;
+  p50: number;
+  ingestRate: number;
+}
+
 /** p50/p95 of one claim (cold claim embedding, candidates, re-ranking) on the SciFact index after warm-up. */
-async function latency(model: Reranker): Promise<string> {
+async function latency(model: Reranker): Promise<Speed> {
   const cold = await openEncoders({ workers: 0, cache: false });
   const set = (await loadEvalSets()).find((s) => s.name === "scifact");
   if (!set) throw new Error("no SciFact set");
@@ -124,7 +345,9 @@ async function latency(model: Reranker): Promise<string> {
       await r.retrieve(c, 10);
       times.push(performance.now() - t);
     }
-    return `### Speed\n\n${table(
+    const ingest = await ingestRate(set.corpus);
+    const p50 = percentile(times, 50);
+    const markdown = `### Speed\n\n${table(
       ["measure", "value"],
       [
         [
@@ -135,19 +358,20 @@ async function latency(model: Reranker): Promise<string> {
           `one claim, p95 (${times.length} dev claims after 20 warm-up)`,
           `${percentile(times, 95).toFixed(1)} ms`,
         ],
-        ["ingest SciFact without vectors", await ingestRate(set.corpus)],
+        ["ingest SciFact without vectors", ingest.text],
         // Other jobs share the 2 cores; above 2 these timings had less than the whole machine.
         ["load average (1, 5, 15 min) after these timings", loadAverage()],
       ],
-    )}\n\nOne claim = claim embedding (USE-lite in-process, no vector cache) + BM25 top ${model.json.depth.bm25} + dense top ${model.json.depth.dense} + features and re-ranking of the top ${model.json.rerankDepth}.`;
+    )}\n\nOne claim = claim embedding (USE-lite in-process, no vector cache) + BM25 top ${r.depth.bm25} + dense top ${r.depth.dense} + features and re-ranking of the top ${model.json.rerankDepth}.`;
+    return { markdown, p50, ingestRate: ingest.rate };
   } finally {
     index.close();
     await cold.close();
   }
 }
 
-function scoreRrf(p: Prepared, r: Retriever): RetrievalScores {
-  // RRF scores replace the fused scores; the ordering logic is scoreFusion's, with weights that reproduce RRF.
+function rrfPredictions(p: Prepared, r: Retriever): Task1Prediction[] {
+  // RRF scores replace the fused scores; the ordering logic is scoreReranked's with an empty head.
   const orders = p.claims.map(({ stage }) => {
     const s = rrfFusion(stage.cands);
     return stage.cands
@@ -158,20 +382,22 @@ function scoreRrf(p: Prepared, r: Retriever): RetrievalScores {
     ...p,
     claims: p.claims.map((c, i) => ({ ...c, rows: [], x: [], stage: { ...c.stage, order: orders[i] } })),
   };
-  return scoreReranked(fake, r, () => 0, []);
+  return rerankedPredictions(fake, r, () => 0, []);
 }
 
-async function ingestRate(corpus: string): Promise<string> {
+async function ingestRate(corpus: string): Promise<{ text: string; rate: number }> {
   const dir = join(homeDir(), "bench-tmp", "ingest-novec");
   // Twice: the first run in a process includes compiling the ingest code, which a 5k corpus does not amortise.
   const runs: string[] = [];
+  let rate = 0;
   for (const label of ["first run", "second run"]) {
     rmSync(dir, { recursive: true, force: true });
     const t = performance.now();
     const r = await ingest(corpus, dir);
     const s = (performance.now() - t) / 1000;
-    runs.push(`${label} ${r.total} abstracts in ${s.toFixed(2)} s = ${(r.total / s).toFixed(0)} abstracts/s`);
+    rate = r.total / s;
+    runs.push(`${label} ${r.total} abstracts in ${s.toFixed(2)} s = ${rate.toFixed(0)} abstracts/s`);
   }
   rmSync(dir, { recursive: true, force: true });
-  return runs.join("; ");
+  return { text: runs.join("; "), rate };
 }

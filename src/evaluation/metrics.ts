@@ -235,6 +235,34 @@ export function scoreRetrieval(
   };
 }
 
+/**
+ * Task 1.1 scores of each claim with a relevant abstract, in gold order: the means of their recalls and nDCG
+ * (and of Bpref over those with bpref_claims 1) are scoreRetrieval's figures, so claims can be resampled.
+ */
+export function scoreRetrievalPerClaim(
+  preds: readonly Task1Prediction[],
+  gold: readonly LabelledPair[],
+): { claimId: string; scores: RetrievalScores }[] {
+  const predsOf = new Map<string, Task1Prediction[]>();
+  for (const p of preds) {
+    const l = predsOf.get(p.claimId);
+    if (l) l.push(p);
+    else predsOf.set(p.claimId, [p]);
+  }
+  const goldOf = new Map<string, LabelledPair[]>();
+  for (const g of gold) {
+    const l = goldOf.get(g.claimId);
+    if (l) l.push(g);
+    else goldOf.set(g.claimId, [g]);
+  }
+  const out: { claimId: string; scores: RetrievalScores }[] = [];
+  for (const [claimId, g] of goldOf) {
+    const scores = scoreRetrieval(predsOf.get(claimId) ?? [], g);
+    if (scores.claims_with_relevant === 1) out.push({ claimId, scores });
+  }
+  return out;
+}
+
 const prf = (tp: number, fp: number, fn: number): Prf => {
   const precision = tp + fp === 0 ? 0 : tp / (tp + fp);
   const recall = tp + fn === 0 ? 0 : tp / (tp + fn);

@@ -1,25 +1,36 @@
 /**
  * Own BM25 over title and abstract, persisted as compact binary files. One posting list per term holds both
  * field frequencies, so a single pass yields per-field scores (for the re-ranker) and the whole-document score
- * (for candidates). Terms come from the project tokenizer; stopwords are not indexed (their lists are long and
- * their idf is near zero). Each term also stores an upper bound of its score, so a query can skip most of the
- * long lists of common terms (MaxScore) and still return the exact top k.
+ * (for candidates). Terms are the project tokenizer's tokens through the BM25 analysis (src/text/stem.ts: a stop
+ * list and Porter2 stemming). The whole-document score is BM25F-style: the title's term counts and length weigh
+ * `titleWeight` times the abstract's, with k1 and b chosen per corpus kind (recorded in the index manifest).
+ * Each term also stores an upper bound of its score, so a query can skip most of the long lists of common terms
+ * (MaxScore) and still return the exact top k.
  */
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { STOPWORDS, tokenize } from "../text/tokenize.ts";
+import { type Analyzer, analyze, BM25_ANALYZER, termOf } from "../text/stem.ts";
+import { tokenize } from "../text/tokenize.ts";
 import { writeParts } from "./binary.ts";
 import { FILES } from "./schema.ts";
 
-export const K1 = 1.2;
-export const B = 0.75;
+/** The scoring parameters of the whole-document BM25 (the per-field scores use k1 and b alone). */
+export interface Bm25Params {
+  k1: number;
+  b: number;
+  /** A title token counts this many abstract tokens (term frequency and length alike). */
+  titleWeight: number;
+}
+
+/** The textbook defaults, and what schema 2 indexes used. */
+export const STOCK_PARAMS: Readonly<Bm25Params> = { k1: 1.2, b: 0.75, titleWeight: 1 };
 /** Field term frequencies are capped at 255 so both fit one Uint16 (BM25 saturates long before that). */
 const TF_CAP = 0xff;
 
-/** Index terms of a text: tokenizer output without stopwords. */
-export function indexTerms(text: string): string[] {
-  return tokenize(text).filter((t) => !STOPWORDS.has(t));
+/** Index terms of a text: tokenizer output through the BM25 analysis (stop words out, Porter2 stems). */
+export function indexTerms(text: string, analyzer: Analyzer = BM25_ANALYZER): string[] {
+  return analyze(text, analyzer);
 }
 
 /** Growable typed buffer (postings are built in docno order, then sorted by term with one counting sort). */
@@ -44,11 +55,11 @@ class Grow<T extends Uint32Array | Uint16Array> {
 }
 const u32 = (n: number) => new Grow(new Uint32Array(n), (m) => new Uint32Array(m));
 const u16 = (n: number) => new Grow(new Uint16Array(n), (m) => new Uint16Array(m));
-
 /** Accumulates documents in docno order and writes the BM25 files. */
 export class Bm25Builder {
-  /** Term -> id; stopwords map to -1, so each token costs one hash lookup. */
-  private readonly vocab = new Map<string, number>([...STOPWORDS].map((w) => [w, -1]));
+  /** Token -> term id (stop words map to -1), so each token costs one hash lookup; stems share an id. */
+  private readonly tokenIds = new Map<string, number>();
+  private readonly termIds = new Map<string, number>();
   private readonly terms: string[] = [];
   private readonly postTerm = u32(1 << 16);
   private readonly postDoc = u32(1 << 16);
@@ -60,6 +71,12 @@ export class Bm25Builder {
   private tfTitle = new Uint16Array(1 << 16);
   private tfAbs = new Uint16Array(1 << 16);
   private readonly touched: number[] = [];
+
+  constructor(
+    readonly analyzer: Analyzer = BM25_ANALYZER,
+    /** The parameters the stored score bounds are computed for (a reader with others recomputes them). */
+    public params: Bm25Params = STOCK_PARAMS,
+  ) {}
 
   get docs(): number {
     return this.titleLen.length;
@@ -77,17 +94,31 @@ export class Bm25Builder {
     }
   }
 
+  /** The term id of a token (-1 for a stop word), adding its term to the vocabulary when new. */
+  private idOf(token: string): number {
+    let id = this.tokenIds.get(token);
+    if (id !== undefined) return id;
+    const term = termOf(token, this.analyzer);
+    if (term === undefined) id = -1;
+    else {
+      id = this.termIds.get(term);
+      if (id === undefined) {
+        id = this.terms.length;
+        this.termIds.set(term, id);
+        this.terms.push(term);
+        if (id === this.seenIn.length) this.growScratch();
+      }
+    }
+    this.tokenIds.set(token, id);
+    return id;
+  }
+
   /** Counts a field's index terms into `tf` (zeroing `other` for terms new to this doc); returns its length. */
   private countField(text: string, docno: number, tf: Uint16Array, other: Uint16Array): number {
     let n = 0;
-    for (const term of tokenize(text)) {
-      let id = this.vocab.get(term);
-      if (id === undefined) {
-        id = this.terms.length;
-        this.vocab.set(term, id);
-        this.terms.push(term);
-        if (id === this.seenIn.length) this.growScratch();
-      } else if (id < 0) continue;
+    for (const token of tokenize(text)) {
+      const id = this.idOf(token);
+      if (id < 0) continue;
       n++;
       if (this.seenIn[id] !== docno) {
         this.seenIn[id] = docno;
@@ -132,26 +163,24 @@ export class Bm25Builder {
     }
     const titleLen = this.titleLen.view();
     const absLen = this.absLen.view();
-    const norm = lengthNorms(titleLen, absLen, averages(titleLen, absLen).all);
-    // Upper bound per term of tf / (tf + norm): times idf * qtf * (K1 + 1) it bounds any doc's score.
-    const bound = new Float32Array(nTerms);
-    for (let t = 0; t < nTerms; t++) {
-      let best = 0;
-      for (let i = start[t]; i < start[t + 1]; i++) {
-        const tf = (tfs[i] >>> 8) + (tfs[i] & 0xff);
-        const c = tf / (tf + norm[docs[i]]);
-        if (c > best) best = c;
-      }
-      bound[t] = best;
-    }
+    const { k1, b, titleWeight } = this.params;
+    const norm = lengthNorms(titleLen, absLen, this.params);
+    const bound = scoreBounds(start, docs, tfs, norm, titleWeight);
     await writeFile(join(dir, FILES.terms), this.terms.join("\n"));
-    writeParts(join(dir, FILES.postings), [new Uint32Array([nTerms, n]), start, docs, tfs, bound]);
+    writeParts(join(dir, FILES.postings), [
+      new Uint32Array([nTerms, n]),
+      new Float32Array([k1, b, titleWeight, 0]),
+      start,
+      docs,
+      tfs,
+      bound,
+    ]);
     writeParts(join(dir, FILES.lengths), [new Uint32Array([this.docs]), titleLen, absLen]);
   }
 }
 
-/** Mean lengths as the index has always computed them (per-field means, each floored at 1). */
-function averages(titleLen: Uint32Array, absLen: Uint32Array): { title: number; abs: number; all: number } {
+/** Per-field mean lengths, each floored at 1. */
+function averages(titleLen: Uint32Array, absLen: Uint32Array): { title: number; abs: number } {
   const n = titleLen.length;
   let st = 0;
   let sa = 0;
@@ -159,16 +188,39 @@ function averages(titleLen: Uint32Array, absLen: Uint32Array): { title: number; 
     st += titleLen[i];
     sa += absLen[i];
   }
-  const title = Math.max(st / Math.max(n, 1), 1);
-  const abs = Math.max(sa / Math.max(n, 1), 1);
-  return { title, abs, all: title + abs };
+  return { title: Math.max(st / Math.max(n, 1), 1), abs: Math.max(sa / Math.max(n, 1), 1) };
 }
 
-/** K1 * (1 - B + B * len / avg) per doc, over title and abstract together (the candidate score's length norm). */
-function lengthNorms(titleLen: Uint32Array, absLen: Uint32Array, avgAll: number): Float64Array {
+/** k1 * (1 - b + b * len / avg) per doc, len = titleWeight * title + abstract (the candidate score's norm). */
+function lengthNorms(titleLen: Uint32Array, absLen: Uint32Array, p: Bm25Params): Float64Array {
+  const avg = averages(titleLen, absLen);
+  const avgAll = p.titleWeight * avg.title + avg.abs;
   const out = new Float64Array(titleLen.length);
-  for (let i = 0; i < out.length; i++) out[i] = K1 * (1 - B + (B * (titleLen[i] + absLen[i])) / avgAll);
+  for (let i = 0; i < out.length; i++)
+    out[i] = p.k1 * (1 - p.b + (p.b * (p.titleWeight * titleLen[i] + absLen[i])) / avgAll);
   return out;
+}
+
+/** Upper bound per term of tf / (tf + norm): times idf * qtf * (k1 + 1) it bounds any doc's score. */
+function scoreBounds(
+  start: Uint32Array,
+  docs: Uint32Array,
+  tfs: Uint16Array,
+  norm: Float64Array,
+  titleWeight: number,
+): Float32Array {
+  const nTerms = start.length - 1;
+  const bound = new Float32Array(nTerms);
+  for (let t = 0; t < nTerms; t++) {
+    let best = 0;
+    for (let i = start[t]; i < start[t + 1]; i++) {
+      const tf = titleWeight * (tfs[i] >>> 8) + (tfs[i] & 0xff);
+      const c = tf / (tf + norm[docs[i]]);
+      if (c > best) best = c;
+    }
+    bound[t] = best;
+  }
+  return bound;
 }
 
 /** A typed view of `count` elements at byte `offset` of a file buffer; copied only when misaligned. */
@@ -196,8 +248,10 @@ export interface FieldScores {
 }
 
 export interface QueryTerm {
+  /** The index term (a stem under the default analysis). */
   term: string;
   id: number;
+  /** Weight of the term in the query: its count, or an expansion weight (src/index/rm3.ts). */
   qtf: number;
   idf: number;
 }
@@ -207,33 +261,43 @@ export interface Hit {
   score: number;
 }
 
+/** How an index analyses text and scores it (recorded in the manifest; see src/index/schema.ts). */
+export interface Bm25Setup {
+  analyzer: Analyzer;
+  params: Bm25Params;
+}
+
 export class Bm25Index {
   readonly size: number;
+  readonly analyzer: Analyzer;
   private readonly vocab: Map<string, number>;
+  private readonly termList: string[];
   private readonly start: Uint32Array;
   private readonly docs: Uint32Array;
   private readonly tfs: Uint16Array;
-  private readonly bound: Float32Array;
+  private bound: Float32Array;
   private readonly titleLen: Uint32Array;
   private readonly absLen: Uint32Array;
   private readonly avgTitle: number;
   private readonly avgAbs: number;
-  private readonly avgAll: number;
-  private readonly norm: Float64Array;
+  private norm: Float64Array;
+  private p: Bm25Params;
   /** Reused per query (one query at a time): score accumulator and the docs it touched. */
   private readonly acc: Float64Array;
   private readonly touched: Int32Array;
   /** Postings read by the last search (for tests and benchmarks of the pruning). */
   lastPostings = 0;
 
-  constructor(dir: string) {
+  /** Without `setup`: the default analysis and the parameters the files were written with. */
+  constructor(dir: string, setup?: Partial<Bm25Setup>) {
     const terms = readFileSync(join(dir, FILES.terms), "utf8");
-    const list = terms === "" ? [] : terms.split("\n");
+    this.termList = terms === "" ? [] : terms.split("\n");
     this.vocab = new Map();
-    for (let i = 0; i < list.length; i++) this.vocab.set(list[i], i);
+    for (let i = 0; i < this.termList.length; i++) this.vocab.set(this.termList[i], i);
     const p = readFileSync(join(dir, FILES.postings));
     const [nTerms, n] = view(p, 0, 2, Uint32Array);
-    let off = 8;
+    const [k1, b, titleWeight] = view(p, 8, 4, Float32Array);
+    let off = 24;
     this.start = view(p, off, nTerms + 1, Uint32Array);
     off += (nTerms + 1) * 4;
     this.docs = view(p, off, n, Uint32Array);
@@ -248,13 +312,44 @@ export class Bm25Index {
     const avg = averages(this.titleLen, this.absLen);
     this.avgTitle = avg.title;
     this.avgAbs = avg.abs;
-    this.avgAll = avg.all;
-    this.norm = lengthNorms(this.titleLen, this.absLen, this.avgAll);
+    this.analyzer = setup?.analyzer ?? BM25_ANALYZER;
+    // Float32 in the file: the stored bounds are valid for exactly these values.
+    this.p = { k1, b, titleWeight };
+    this.norm = lengthNorms(this.titleLen, this.absLen, this.p);
+    if (setup?.params) this.setParams(setup.params);
     this.acc = new Float64Array(this.size);
     this.touched = new Int32Array(this.size);
   }
 
-  /** Document frequency of a term (0 when unknown). */
+  get params(): Bm25Params {
+    return { ...this.p };
+  }
+
+  /** Scores with other parameters from now on (recomputes length norms and score bounds: one pass over postings). */
+  setParams(params: Bm25Params): void {
+    const same = (a: number, b: number) => Math.fround(a) === Math.fround(b);
+    if (
+      same(params.k1, this.p.k1) &&
+      same(params.b, this.p.b) &&
+      same(params.titleWeight, this.p.titleWeight)
+    )
+      return;
+    // Rounded as the file stores them, so an index built with these parameters scores the same to the bit.
+    this.p = {
+      k1: Math.fround(params.k1),
+      b: Math.fround(params.b),
+      titleWeight: Math.fround(params.titleWeight),
+    };
+    this.norm = lengthNorms(this.titleLen, this.absLen, this.p);
+    this.bound = scoreBounds(this.start, this.docs, this.tfs, this.norm, this.p.titleWeight);
+  }
+
+  /** The index term of one tokenizer token, or undefined for a stop word (features match claims with it). */
+  term(token: string): string | undefined {
+    return termOf(token, this.analyzer);
+  }
+
+  /** Document frequency of an index term (0 when unknown). */
   df(term: string): number {
     const id = this.vocab.get(term);
     return id === undefined ? 0 : this.start[id + 1] - this.start[id];
@@ -266,16 +361,21 @@ export class Bm25Index {
     return Math.max(Math.log(1 + (this.size - df + 0.5) / (df + 0.5)), 1e-3);
   }
 
-  /** Distinct query terms with their counts and idf; unknown terms are dropped. */
-  queryTerms(text: string): QueryTerm[] {
-    const counts = new Map<string, number>();
-    for (const t of indexTerms(text)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  /** Query terms from weighted index terms; unknown terms are dropped. */
+  weightedTerms(weights: Map<string, number>): QueryTerm[] {
     const out: QueryTerm[] = [];
-    for (const [term, qtf] of counts) {
+    for (const [term, qtf] of weights) {
       const id = this.vocab.get(term);
       if (id !== undefined) out.push({ term, id, qtf, idf: this.idf(term) });
     }
     return out;
+  }
+
+  /** Distinct query terms with their counts and idf; unknown terms are dropped. */
+  queryTerms(text: string): QueryTerm[] {
+    const counts = new Map<string, number>();
+    for (const t of indexTerms(text, this.analyzer)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return this.weightedTerms(counts);
   }
 
   /**
@@ -286,9 +386,10 @@ export class Bm25Index {
    */
   search(query: QueryTerm[], k: number, exhaustive = false): Hit[] {
     const { acc, touched, docs, tfs, norm, start } = this;
+    const { k1, titleWeight: wt } = this.p;
     const terms = query
       .map((q) => {
-        const w = q.idf * q.qtf * (K1 + 1);
+        const w = q.idf * q.qtf * (k1 + 1);
         return { id: q.id, w, bound: w * this.bound[q.id] * (1 + 1e-6) };
       })
       .sort((a, b) => b.bound - a.bound || a.id - b.id);
@@ -307,7 +408,8 @@ export class Bm25Index {
       read += end - start[id];
       for (let i = start[id]; i < end; i++) {
         const d = docs[i];
-        const tf = (tfs[i] >>> 8) + (tfs[i] & 0xff);
+        const tf = wt * (tfs[i] >>> 8) + (tfs[i] & 0xff);
+        if (tf === 0) continue; // a title-only match at title weight 0
         if (acc[d] === 0) touched[nt++] = d;
         acc[d] += (w * tf) / (tf + norm[d]);
       }
@@ -324,7 +426,7 @@ export class Bm25Index {
           lo = gallop(docs, lo, end, d);
           read++;
           if (lo < end && docs[lo] === d) {
-            const tf = (tfs[lo] >>> 8) + (tfs[lo] & 0xff);
+            const tf = wt * (tfs[lo] >>> 8) + (tfs[lo] & 0xff);
             acc[d] += (w * tf) / (tf + norm[d]);
           }
         }
@@ -338,6 +440,7 @@ export class Bm25Index {
 
   /** Per-field scores and coverage of the given docs (binary search in each posting list). */
   fieldScores(query: QueryTerm[], docnos: number[]): FieldScores[] {
+    const { k1, b, titleWeight: wt } = this.p;
     const out = docnos.map(() => ({ title: 0, abstract: 0, all: 0, coverage: 0 }));
     const totalIdf = query.reduce((s, q) => s + q.idf, 0) || 1;
     docnos.forEach((d, j) => {
@@ -350,10 +453,10 @@ export class Bm25Index {
         const tt = packed >>> 8;
         const ta = packed & 0xff;
         const w = q.idf * q.qtf;
-        if (tt) o.title += (w * tt * (K1 + 1)) / (tt + K1 * (1 - B + (B * lt) / this.avgTitle));
-        if (ta) o.abstract += (w * ta * (K1 + 1)) / (ta + K1 * (1 - B + (B * la) / this.avgAbs));
-        const tf = tt + ta;
-        o.all += (w * tf * (K1 + 1)) / (tf + this.norm[d]);
+        if (tt) o.title += (w * tt * (k1 + 1)) / (tt + k1 * (1 - b + (b * lt) / this.avgTitle));
+        if (ta) o.abstract += (w * ta * (k1 + 1)) / (ta + k1 * (1 - b + (b * la) / this.avgAbs));
+        const tf = wt * tt + ta;
+        if (tf > 0) o.all += (w * (k1 + 1) * tf) / (tf + this.norm[d]);
         o.coverage += q.idf;
       }
       o.coverage /= totalIdf;

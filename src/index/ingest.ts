@@ -16,6 +16,7 @@ import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { splitSentences } from "../text/sentences.ts";
 import type { CorpusAbstract } from "../types.ts";
 import { Bm25Builder } from "./bm25.ts";
+import { corpusKind, settingsFor } from "./bm25-settings.ts";
 import type { EmbedRecipe } from "./embed-text.ts";
 import { buildIvf, ivfCount, writeIvf } from "./ivf.ts";
 import {
@@ -180,9 +181,10 @@ export async function ingest(
   const { manifest, resumed } = await prepare(dir, specs);
   const known = new Set<string>();
   // BM25, offsets and ids grow with each commit; the docs already committed are read back once, here.
-  const built: Built = { bm25: new Bm25Builder(), offsets: [0], ids: [] };
+  const built: Built = { bm25: new Bm25Builder(), offsets: [0], ids: [], sentences: 0 };
   const addBuilt = (d: StoredDoc, lineBytes: number) => {
     built.bm25.add(d.title ?? "", d.abstract);
+    built.sentences += d.sentences.length;
     built.ids.push(d.id);
     built.offsets.push(built.offsets[built.offsets.length - 1] + lineBytes);
   };
@@ -323,6 +325,8 @@ interface Built {
   /** Byte offset of each doc line in docs.jsonl, then the end. */
   offsets: number[];
   ids: string[];
+  /** Sentences over all docs (decides the corpus kind). */
+  sentences: number;
 }
 
 /** Writes BM25, offsets and ids of the committed docs. Returns the number of docs. */
@@ -333,7 +337,11 @@ async function finalise(dir: string, manifest: Manifest, built: Built): Promise<
       `${dir}: docs.jsonl does not match the manifest's commit point; ingest into a new directory`,
     );
   }
+  // The corpus kind, and so the tuned parameters, are decided over all docs, old and new.
+  const settings = settingsFor(corpusKind(ids.length, built.sentences));
+  bm25.params = { k1: settings.k1, b: settings.b, titleWeight: settings.titleWeight };
   await bm25.write(dir);
+  manifest.bm25 = settings;
   await writeFile(join(dir, FILES.offsets), new Uint8Array(Float64Array.from(offsets).buffer));
   await writeFile(join(dir, FILES.ids), ids.join("\n"));
   return ids.length;

@@ -28,7 +28,10 @@ export function openIndex(dirArg: string): OpenIndex {
     );
   }
   const docs = new DocStore(dir);
-  const bm25 = new Bm25Index(dir);
+  if (!manifest.bm25)
+    throw new DataError(dir, "index manifest has no BM25 settings; delete the index and ingest again");
+  const { analyzer, k1, b, titleWeight } = manifest.bm25;
+  const bm25 = new Bm25Index(dir, { analyzer, params: { k1, b, titleWeight } });
   if (docs.size !== manifest.committed.docs || bm25.size !== docs.size) {
     docs.close();
     throw new DataError(dir, "index files disagree with the manifest; delete the index and ingest again");

@@ -6,9 +6,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DataError } from "../data/errors.ts";
+import type { Analyzer } from "../text/stem.ts";
+import type { Rm3Options } from "./rm3.ts";
 
 /** Bumped whenever a file format below changes; an index of another version is refused, never misread. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const FILES = {
   manifest: "manifest.json",
@@ -21,11 +23,12 @@ export const FILES = {
   /** Vocabulary, one term per line, term id = line. */
   terms: "bm25.terms",
   /**
-   * Header nTerms, nPostings (Uint32); start per term (Uint32, nTerms + 1); docnos (Uint32); packed tf
-   * title << 8 | abstract (Uint16, each capped at 255, padded to an even count); per-term score bound (Float32).
+   * Header nTerms, nPostings (Uint32); k1, b, title weight, 0 (Float32: the parameters of the bounds); start
+   * per term (Uint32, nTerms + 1); docnos (Uint32); packed tf title << 8 | abstract (Uint16, each capped at 255,
+   * padded to an even count); per-term score bound (Float32). Terms are Porter2 stems (schema 3).
    */
   postings: "bm25.postings",
-  /** Token counts per doc: title (Uint16) then abstract (Uint32). */
+  /** Index-term counts per doc: title then abstract (Uint32 each). */
   lengths: "bm25.lengths",
   vectors: (name: string) => `vectors.${name}.f32`,
   /** IVF lists of a vector set (src/index/ivf.ts); only for sets of IVF_MIN_DOCS or more, written at finalise. */
@@ -78,6 +81,25 @@ export interface SourceInfo {
   skipped: number;
 }
 
+/** One-sentence evidence (Climate-FEVER style) or whole abstracts: BM25 is tuned for each separately. */
+export type CorpusKind = "sentences" | "abstracts";
+
+/** How the BM25 side of the index analyses and scores text, and how deep its candidate list goes. */
+export interface Bm25Settings {
+  analyzer: Analyzer;
+  /** Decided at finalise from the mean sentences per doc (at most 1.5: "sentences"). */
+  kind: CorpusKind;
+  k1: number;
+  b: number;
+  titleWeight: number;
+  /** BM25 candidates per claim in stage 1. */
+  depth: number;
+  /** Pseudo-relevance feedback for the first stage, or null (off). */
+  rm3: Rm3Options | null;
+  /** Where the values come from (models/retrieval/bm25.json, chosen by cross-validation on training claims). */
+  source: string;
+}
+
 export interface Manifest {
   schema: number;
   createdAt: string;
@@ -86,6 +108,8 @@ export interface Manifest {
   sources: SourceInfo[];
   /** Commit point: docs and vectors written up to here are complete; anything past it is discarded on resume. */
   committed: { docs: number; bytes: number };
+  /** BM25 settings of the written files (set at finalise; absent while the first ingest runs). */
+  bm25?: Bm25Settings;
   /** True once the BM25 files and offsets match the committed docs. */
   complete: boolean;
 }

@@ -2,8 +2,9 @@
  * Shared by training and the benchmark: stage 1 and full features of a set of claims, computed once, then any
  * fusion, feature subset or model is evaluated on them with the official scorer (src/evaluation/metrics.ts).
  */
-import { type RetrievalScores, scoreRetrieval } from "../evaluation/metrics.ts";
-import { hashSplit } from "../learning/split.ts";
+import { type Interval, itemInterval } from "../evaluation/bootstrap.ts";
+import { type RetrievalScores, scoreRetrieval, scoreRetrievalPerClaim } from "../evaluation/metrics.ts";
+import { hashSplit, hashUnit } from "../learning/split.ts";
 import type { Claim, LabelledPair, Task1Prediction } from "../types.ts";
 import { FAMILIES, type Family, featureNames } from "./features.ts";
 import { type FusionWeights, linearFusion, order } from "./fusion.ts";
@@ -89,6 +90,21 @@ function predictions(p: Prepared, orders: number[][], retriever: Retriever, k: n
   return out;
 }
 
+/** Predictions of stage 1 under a fusion. */
+export function fusionPredictions(
+  p: Prepared,
+  retriever: Retriever,
+  fusion: FusionWeights,
+  k = 10,
+): Task1Prediction[] {
+  return predictions(
+    p,
+    refuse(p, fusion).map((s) => s.order),
+    retriever,
+    k,
+  );
+}
+
 /** Scores of stage 1 under a fusion. */
 export function scoreFusion(
   p: Prepared,
@@ -96,15 +112,60 @@ export function scoreFusion(
   fusion: FusionWeights,
   k = 10,
 ): RetrievalScores {
-  return scoreRetrieval(
-    predictions(
-      p,
-      refuse(p, fusion).map((s) => s.order),
-      retriever,
-      k,
-    ),
-    p.gold,
-  );
+  return scoreRetrieval(fusionPredictions(p, retriever, fusion, k), p.gold);
+}
+
+export type Metric = "recall_at_2" | "recall_at_5" | "recall_at_10" | "bpref" | "ndcg_at_10";
+export const METRICS: Metric[] = ["recall_at_2", "recall_at_5", "recall_at_10", "bpref", "ndcg_at_10"];
+
+/** Each metric with a bootstrap 95% interval over claims (Bpref over the resampled claims that have it). */
+export function scoreWithIntervals(
+  preds: readonly Task1Prediction[],
+  gold: readonly LabelledPair[],
+  resamples = 1000,
+): Record<Metric, Interval> {
+  const per = scoreRetrievalPerClaim(preds, gold).map((c) => c.scores);
+  const out = {} as Record<Metric, Interval>;
+  for (const m of METRICS) {
+    out[m] = itemInterval(
+      per.length,
+      (idx) => {
+        let s = 0;
+        let n = 0;
+        for (const i of idx) {
+          if (m === "bpref" && per[i].bpref_claims === 0) continue;
+          s += per[i][m];
+          n++;
+        }
+        return n ? s / n : 0;
+      },
+      { resamples, seed: 14 },
+    );
+  }
+  return out;
+}
+
+/** The prepared claims of fold `f` of `k` (by claim id), and the rest. */
+export function foldPrepared(p: Prepared, k: number, f: number, salt: string): [Prepared, Prepared] {
+  const part = (inFold: boolean): Prepared => {
+    const claims = p.claims.filter((c) => (Math.floor(hashUnit(c.claim.id, salt) * k) === f) === inFold);
+    const ids = new Set(claims.map((c) => c.claim.id));
+    return { ...p, claims, gold: p.gold.filter((g) => ids.has(g.claimId)) };
+  };
+  return [part(false), part(true)];
+}
+
+/** The prepared claims with feature rows for the top `depth` only (the rest stays in fused order). */
+export function truncatePrepared(p: Prepared, depth: number): Prepared {
+  return {
+    ...p,
+    claims: p.claims.map((c) => ({
+      ...c,
+      rows: c.rows.slice(0, depth),
+      x: c.x.slice(0, depth),
+      relevant: c.relevant.slice(0, depth),
+    })),
+  };
 }
 
 /** Column indices of the features of the given families. */
@@ -160,6 +221,17 @@ export function scoreReranked(
   cols: number[],
   k = 10,
 ): RetrievalScores {
+  return scoreRetrieval(rerankedPredictions(p, retriever, scorer, cols, k), p.gold);
+}
+
+/** Predictions of re-ranking the prepared head with a scorer (tail in fused order). */
+export function rerankedPredictions(
+  p: Prepared,
+  retriever: Retriever,
+  scorer: Scorer,
+  cols: number[],
+  k = 10,
+): Task1Prediction[] {
   const orders = p.claims.map((c) => {
     const s = c.x.map((x) => scorer(pick(x, cols)));
     const head = c.rows
@@ -168,12 +240,28 @@ export function scoreReranked(
       .map((h) => h.r);
     return [...head, ...c.stage.order.slice(c.rows.length)];
   });
-  return scoreRetrieval(predictions(p, orders, retriever, k), p.gold);
+  return predictions(p, orders, retriever, k);
 }
 
-/** The shipped re-ranker's scores on prepared claims (uses all its columns by name). */
-export function scoreModel(p: Prepared, retriever: Retriever, model: Reranker, k = 10): RetrievalScores {
+/** The shipped re-ranker's predictions on prepared claims (uses all its columns by name, its own depth). */
+export function modelPredictions(
+  p: Prepared,
+  retriever: Retriever,
+  model: Reranker,
+  k = 10,
+): Task1Prediction[] {
   const cols = model.json.names.map((n) => p.names.indexOf(n));
   if (cols.some((c) => c < 0)) throw new Error("model features missing from the prepared claims");
-  return scoreReranked(p, retriever, (x) => model.score(x), cols, k);
+  return rerankedPredictions(
+    truncatePrepared(p, model.json.rerankDepth),
+    retriever,
+    (x) => model.score(x),
+    cols,
+    k,
+  );
+}
+
+/** The shipped re-ranker's scores on prepared claims. */
+export function scoreModel(p: Prepared, retriever: Retriever, model: Reranker, k = 10): RetrievalScores {
+  return scoreRetrieval(modelPredictions(p, retriever, model, k), p.gold);
 }

@@ -17,6 +17,8 @@ export type SentenceVectors = (sentences: string[]) => Float32Array[];
 export interface FeatureContext {
   claim: string;
   query: QueryTerm[];
+  /** The index term of a tokenizer token (a stem, or undefined for a stop word): how query terms are matched. */
+  term: (token: string) => string | undefined;
   /** The candidate list the features are relative to (all of stage 1, in fused order). */
   cands: Candidate[];
   /** Fused stage-1 score of each candidate. */
@@ -67,9 +69,11 @@ export function computeFeatures(
   const idfOf = new Map(ctx.query.map((q) => [q.term, q.idf]));
   // How well the claim matches lexically at all: the best coverage among BM25's top 10.
   const lexConf = Math.max(0, ...ctx.cands.filter((c) => c.bm25Rank < 10).map((c) => c.coverage));
+  // Surface tokens for numbers; index terms (stems) wherever query terms are matched.
   const claimTokens = tokenize(ctx.claim);
   const claimNumbers = [...new Set(claimTokens.filter((t) => /\d/.test(t)))];
-  const queryOrder = claimTokens.filter((t) => idfOf.has(t));
+  const termsOf = (tokens: string[]) => tokens.map((t) => ctx.term(t) ?? "");
+  const queryOrder = termsOf(claimTokens).filter((t) => idfOf.has(t));
   const centroids: Record<string, Float32Array> = {};
   if (on.has("prf")) {
     for (const v of vectorSets) {
@@ -96,15 +100,16 @@ export function computeFeatures(
     if (on.has("coverage") || on.has("numbers")) sentTokens = doc.sentences.map((s) => tokenize(s));
     if (on.has("coverage") && sentTokens) {
       out.push(c.coverage);
+      const sentTerms = sentTokens.map(termsOf);
       let best = 0;
-      for (const toks of sentTokens) {
+      for (const toks of sentTerms) {
         const seen = new Set(toks);
         let s = 0;
         for (const q of ctx.query) if (seen.has(q.term)) s += q.idf;
         best = Math.max(best, s / totalIdf);
       }
-      out.push(best, proximity(queryOrder, sentTokens.flat()));
-      const titleSet = new Set(tokenize(doc.title ?? ""));
+      out.push(best, proximity(queryOrder, sentTerms.flat()));
+      const titleSet = new Set(termsOf(tokenize(doc.title ?? "")));
       let t = 0;
       for (const q of ctx.query) if (titleSet.has(q.term)) t += q.idf;
       out.push(t / totalIdf, Math.log1p(sentTokens.reduce((n, x) => n + x.length, 0)));

@@ -26,6 +26,8 @@ export interface RerankerJson {
   depth: CandidateDepth;
   /** How many fused candidates are re-ranked. */
   rerankDepth: number;
+  /** L2 strength it was fitted with (cross-validated; the benchmark's ablations refit with it). */
+  l2?: number;
 }
 
 export class Reranker {

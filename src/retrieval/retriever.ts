@@ -5,7 +5,9 @@
  */
 import { DataError } from "../data/errors.ts";
 import { normalizeInPlace } from "../encoders/vector.ts";
+import { indexTerms, type QueryTerm } from "../index/bm25.ts";
 import type { OpenIndex } from "../index/open.ts";
+import { rm3Expand } from "../index/rm3.ts";
 import { tokenize } from "../text/tokenize.ts";
 import type { Claim, Task1Prediction } from "../types.ts";
 import { type Candidate, type CandidateDepth, DEFAULT_DEPTH, gatherCandidates } from "./candidates.ts";
@@ -45,7 +47,7 @@ export interface RetrievedAbstract {
 /** Stage 1 of one claim: candidates, fused scores and the fused order. */
 export interface Stage1 {
   claim: string;
-  query: ReturnType<OpenIndex["bm25"]["queryTerms"]>;
+  query: QueryTerm[];
   cands: Candidate[];
   fused: number[];
   order: number[];
@@ -91,7 +93,9 @@ export class Retriever {
       );
     this.reranker = usable && (!r.json.families.includes("wordvec") || this.words) ? r : undefined;
     this.fusion = this.reranker?.json.fusion ?? options.fusion ?? { bm25: 1, dense: {} };
-    this.depth = this.reranker?.json.depth ?? options.depth ?? DEFAULT_DEPTH;
+    // The BM25 depth is the index's (chosen per corpus kind); the dense depth the re-ranker's.
+    const depth = options.depth ?? this.reranker?.json.depth ?? DEFAULT_DEPTH;
+    this.depth = { ...depth, bm25: options.depth?.bm25 ?? index.manifest.bm25?.depth ?? depth.bm25 };
   }
 
   /** Vector sets searched in stage 1. */
@@ -104,12 +108,26 @@ export class Retriever {
     const vectors: Record<string, Float32Array[]> = {};
     for (const [name, enc] of Object.entries(this.encoders)) vectors[name] = await enc.embed(claims);
     return claims.map((claim, i) => {
-      const query = this.index.bm25.queryTerms(claim);
+      const query = this.query(claim);
       const qv = Object.fromEntries(Object.keys(this.encoders).map((n) => [n, vectors[n][i]]));
       const cands = gatherCandidates(this.index, query, qv, this.depth);
       const fused = linearFusion(cands, fusion);
       return { claim, query, cands, fused, order: order(cands, fused) };
     });
+  }
+
+  /** The BM25 query of a claim, expanded by RM3 when the index's settings ask for it. */
+  query(claim: string): QueryTerm[] {
+    const { bm25 } = this.index;
+    const q = bm25.queryTerms(claim);
+    const rm3 = this.index.manifest.bm25?.rm3;
+    if (!rm3) return q;
+    return rm3Expand(bm25, q, bm25.search(q, rm3.docs), (d) => this.docTerms(d), rm3);
+  }
+
+  private docTerms(docno: number): string[] {
+    const d = this.index.docs.get(docno);
+    return indexTerms(`${d.title ?? ""} ${d.abstract}`, this.index.bm25.analyzer);
   }
 
   /** Features of the top `depth` fused candidates of a stage-1 result (rows in fused order). */
@@ -124,6 +142,7 @@ export class Retriever {
       {
         claim: s.claim,
         query: s.query,
+        term: (t) => this.index.bm25.term(t),
         cands: s.cands,
         fused: s.fused,
         docs,

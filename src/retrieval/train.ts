@@ -7,7 +7,9 @@ import { rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
+import type { Interval } from "../evaluation/bootstrap.ts";
 import type { RetrievalScores } from "../evaluation/metrics.ts";
+import type { Bm25Tuning } from "../index/bm25-settings.ts";
 import { ingest } from "../index/ingest.ts";
 import { openIndex } from "../index/open.ts";
 import { hasOtherSchema } from "../index/schema.ts";
@@ -17,19 +19,28 @@ import { type EvalSet, evalIndexDir, loadEvalSets } from "./eval-sets.ts";
 import {
   columns,
   fitScorer,
+  foldPrepared,
+  fusionPredictions,
   groups,
+  METRICS,
+  type Metric,
+  modelPredictions,
   type Prepared,
   prepare,
   scoreFusion,
-  scoreModel,
   scoreReranked,
-  splitPrepared,
+  scoreWithIntervals,
+  truncatePrepared,
 } from "./experiment.ts";
 import type { FusionWeights } from "./fusion.ts";
 import { RERANKER_SCHEMA, Reranker } from "./reranker.ts";
 import { Retriever, type Stage1 } from "./retriever.ts";
+import { tuneBm25 } from "./tune-bm25.ts";
 
-export const RERANK_DEPTH = 100;
+/** Re-ranked head sizes tried (cross-validated on training claims); features are computed for the largest. */
+export const RERANK_DEPTHS = [50, 100];
+export const RERANK_DEPTH = Math.max(...RERANK_DEPTHS);
+const CV_FOLDS = 3;
 const GRID = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1];
 const L2_GRID = [1e-3, 1e-2, 1e-1, 1];
 
@@ -99,25 +110,42 @@ interface DevFigures {
   set: string;
   claims: number;
   docs: number;
-  bm25: RetrievalScores;
-  fused: RetrievalScores;
-  reranked: RetrievalScores;
+  bm25: Record<Metric, Interval>;
+  fused: Record<Metric, Interval>;
+  reranked: Record<Metric, Interval>;
 }
 
-function card(r: Reranker, l2: number, figures: DevFigures[], sets: SetContext[]): string {
+/** "0.512 (0.47-0.55)": a figure with its bootstrap 95% interval. */
+export const withCi = (i: Interval): string =>
+  `${i.value.toFixed(3)} (${i.low.toFixed(2)}-${i.high.toFixed(2)})`;
+
+function card(
+  r: Reranker,
+  l2: number,
+  figures: DevFigures[],
+  sets: SetContext[],
+  tuning: Bm25Tuning,
+  cvLog: string[],
+): string {
   const j = r.json;
   const rows = figures.flatMap((f) =>
     (
       [
-        ["BM25", f.bm25],
+        ["BM25 (new first stage)", f.bm25],
         ["fusion", f.fused],
         ["re-ranker", f.reranked],
       ] as const
     ).map(
       ([name, s]) =>
-        `| ${f.set} (${f.claims} claims, ${f.docs} abstracts) | ${name} | ${s.recall_at_2.toFixed(3)} | ${s.recall_at_5.toFixed(3)} | ${s.recall_at_10.toFixed(3)} | ${s.bpref.toFixed(3)} | ${s.score_1_1.toFixed(3)} | ${s.ndcg_at_10.toFixed(3)} |`,
+        `| ${f.set} (${f.claims} claims, ${f.docs} abstracts) | ${name} | ${METRICS.map((m) => withCi(s[m])).join(" | ")} |`,
     ),
   );
+  const kinds = Object.entries(tuning.kinds)
+    .map(
+      ([k, t]) =>
+        `- ${k}: k1 ${t.k1}, b ${t.b}, title weight ${t.titleWeight}, BM25 depth ${t.depth}, RM3 ${t.rm3 ? JSON.stringify(t.rm3) : "off"}; cross-validation: \`${JSON.stringify(tuning.notes[k])}\``,
+    )
+    .join("\n");
   const vectors = sets[0].retriever.index.manifest.vectors;
   return `# Retrieval re-ranker (task 1.1)
 
@@ -129,9 +157,14 @@ Written by \`climatecheck train retrieval\` (deterministic; rerun it to rebuild 
 - Split by claim id (sha1, \`hashSplit(id, 0.3, "retrieval:<set>")\`): 70 % train, 30 % dev. Figures below are dev; nothing here was tuned on dev.
 
 ## Method
-1. Candidates: BM25 (own index, project tokenizer, title + abstract) top ${j.depth.bm25} and, per vector set, exhaustive dense top ${j.depth.dense}; every candidate gets every signal.
+1. Candidates: BM25 (own index: project tokenizer, then a stop list and Porter2 stems; BM25F-style title + abstract) top N (N per corpus kind, below) and, per vector set, exhaustive dense top ${j.depth.dense}; every candidate gets every signal.
 2. Fusion: min-max normalised BM25 + ${JSON.stringify(j.fusion.dense)} × normalised cosine; weights from a grid search on the training claims (objective: mean over the two sets of R@5 + nDCG@10).
-3. Re-ranking of the top ${j.rerankDepth} fused candidates by a linear scorer over ${j.names.length} standardised features (families: ${j.families.join(", ")}), learnt pairwise (logistic loss on feature differences of a relevant and a non-relevant candidate of the same claim; 10 hardest + 10 random negatives per positive; each data set weighs the same; L2 ${l2} chosen on a quarter of the training claims).
+3. Re-ranking of the top ${j.rerankDepth} fused candidates by a linear scorer over ${j.names.length} standardised features (families: ${j.families.join(", ")}), learnt pairwise (logistic loss on feature differences of a relevant and a non-relevant candidate of the same claim; 10 hardest + 10 random negatives per positive; each data set weighs the same). L2 ${l2} and the head size ${j.rerankDepth} chosen by ${CV_FOLDS}-fold cross-validation on the training claims:
+${cvLog.map((l) => `   - ${l}`).join("\n")}
+
+## BM25 first stage (models/retrieval/bm25.json, recorded in each index manifest)
+Chosen per corpus kind on the training claims only (\`climatecheck train retrieval\`, src/retrieval/tune-bm25.ts): k1, b and the title weight over a grid by 5-fold cross-validation (the grid's choice ships only if it beats k1 1.2, b 0.75, title weight 1 on held-out folds), then RM3 feedback (kept only if it beats plain BM25 cross-validated), then the smallest candidate depth within 0.005 of the recall at 1,000.
+${kinds}
 
 Features: ${j.names.join(", ")}.
 
@@ -141,21 +174,25 @@ ${Object.entries(vectors)
   .join("\n")}
 - USE-lite costs time in proportion to text length (about 35 texts/s at 110 characters and 10/s at 1,500 on one idle thread; 12-13 texts/s at 100-120 characters measured here on a machine shared by five jobs) and reads at most 128 tokens, so it embeds the title and the start of the abstract, cut at a word boundary near 200 characters: the topic is in the title and the first sentence, and a full abstract would cost 3-4 times as much for words the model never reads well. The lexical side sees the whole abstract.
 
-## Dev figures (official scorer, src/evaluation/metrics.ts)
+## Dev figures (official scorer, src/evaluation/metrics.ts; bootstrap 95% intervals over claims, 1,000 resamples)
 
-| set | system | R@2 | R@5 | R@10 | Bpref | Score 1.1 | nDCG@10 |
-| --- | --- | --- | --- | --- | --- | --- | --- |
+Read once, after every choice above was made on training claims.
+
+| set | system | R@2 | R@5 | R@10 | Bpref | nDCG@10 |
+| --- | --- | --- | --- | --- | --- | --- |
 ${rows.join("\n")}
 
 Ablations and speed: BENCHMARKS.md, section "retrieval".
 
 ## Retrain
-\`climatecheck train retrieval\` (or \`npm run climatecheck -- train retrieval\`): builds or reuses the two eval indexes under \`$CLIMATECHECK_HOME/eval-index/\` (resumable), tunes the fusion, fits the re-ranker, writes this folder.
+\`climatecheck train retrieval\` (or \`npm run climatecheck -- train retrieval\`): tunes BM25 per corpus kind (writes \`bm25.json\`), builds or reuses the two eval indexes under \`$CLIMATECHECK_HOME/eval-index/\` (resumable; their BM25 files are rewritten with the new settings), tunes the fusion, fits the re-ranker, writes this folder.
 `;
 }
 
 export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promise<Reranker> {
   const log = options.log ?? (() => {});
+  // BM25 first: the eval indexes take its settings when they are (re)finalised below.
+  const tuning = await tuneBm25(await loadEvalSets(options.dataDir), log);
   const enc = await openEncoders({ workers: 2 });
   const sets = await openEvalSets(enc, options.dataDir, log);
   try {
@@ -182,26 +219,41 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
       ),
     );
     const cols = columns(train[0], train[0].families, vectorSets);
-    // L2 strength chosen on a quarter of the training claims, then the model is refitted on all of them.
+    // L2 strength and head size by k-fold cross-validation on the training claims, then a refit on all of them.
     let l2 = L2_GRID[0];
+    let rerankDepth = RERANK_DEPTH;
     let bestScore = Number.NEGATIVE_INFINITY;
-    const halves = train.map((p) => splitPrepared(p, 0.25, "retrieval-l2"));
-    for (const candidate of L2_GRID) {
-      const { scorer } = fitScorer(
-        halves.flatMap(([fit]) => groups(fit, cols)),
-        candidate,
-      );
-      const score = objective(
-        halves.map(([, valid], i) => scoreReranked(valid, sets[i].retriever, scorer, cols)),
-      );
-      log(`l2 ${candidate}: inner validation objective ${score.toFixed(4)}`);
-      if (score > bestScore + 1e-9) {
-        bestScore = score;
-        l2 = candidate;
+    const cvLog: string[] = [];
+    const folds = Array.from({ length: CV_FOLDS }, (_, f) =>
+      train.map((p) => foldPrepared(p, CV_FOLDS, f, "retrieval-cv")),
+    );
+    for (const depth of RERANK_DEPTHS) {
+      for (const candidate of L2_GRID) {
+        let score = 0;
+        for (const fold of folds) {
+          const { scorer } = fitScorer(
+            fold.flatMap(([fit]) => groups(truncatePrepared(fit, depth), cols)),
+            candidate,
+          );
+          score +=
+            objective(
+              fold.map(([, held], i) =>
+                scoreReranked(truncatePrepared(held, depth), sets[i].retriever, scorer, cols),
+              ),
+            ) / CV_FOLDS;
+        }
+        const line = `head ${depth}, l2 ${candidate}: cross-validated objective (R@5 + nDCG@10) ${score.toFixed(4)}`;
+        log(line);
+        cvLog.push(line);
+        if (score > bestScore + 1e-9) {
+          bestScore = score;
+          l2 = candidate;
+          rerankDepth = depth;
+        }
       }
     }
     const { fit } = fitScorer(
-      train.flatMap((p) => groups(p, cols)),
+      train.flatMap((p) => groups(truncatePrepared(p, rerankDepth), cols)),
       l2,
     );
     const reranker = new Reranker({
@@ -218,15 +270,17 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
       model: fit.model.toJSON(),
       fusion,
       depth: DEFAULT_DEPTH,
-      rerankDepth: RERANK_DEPTH,
+      rerankDepth,
+      l2,
     });
     const figures: DevFigures[] = [];
     for (const s of sets) {
       const dev = await prepare(s.retriever, s.set.dev, s.set.gold, fusion, RERANK_DEPTH, withWords);
-      const bm25 = scoreFusion(dev, s.retriever, { bm25: 1, dense: {} });
-      const fused = scoreFusion(dev, s.retriever, fusion);
-      const rr = scoreModel(dev, s.retriever, reranker);
-      const f = (x: RetrievalScores) => `R@5 ${x.recall_at_5.toFixed(3)} nDCG@10 ${x.ndcg_at_10.toFixed(3)}`;
+      const bm25 = scoreWithIntervals(fusionPredictions(dev, s.retriever, { bm25: 1, dense: {} }), dev.gold);
+      const fused = scoreWithIntervals(fusionPredictions(dev, s.retriever, fusion), dev.gold);
+      const rr = scoreWithIntervals(modelPredictions(dev, s.retriever, reranker), dev.gold);
+      const f = (x: Record<Metric, Interval>) =>
+        `R@5 ${withCi(x.recall_at_5)} nDCG@10 ${withCi(x.ndcg_at_10)}`;
       log(
         `${s.set.name} dev (${s.set.dev.length} claims): BM25 ${f(bm25)} | fusion ${f(fused)} | re-ranked ${f(rr)}`,
       );
@@ -242,7 +296,7 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
     const outDir = options.outDir ?? join(MODELS_DIR, "retrieval");
     await mkdir(outDir, { recursive: true });
     await reranker.save(join(outDir, "reranker.json"));
-    await writeFile(join(outDir, "CARD.md"), card(reranker, l2, figures, sets));
+    await writeFile(join(outDir, "CARD.md"), card(reranker, l2, figures, sets, tuning, cvLog));
     log(`wrote ${join(outDir, "reranker.json")} and CARD.md`);
     return reranker;
   } finally {
