@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
-import { bootstrapInterval, groupResamples } from "../src/evaluation/bootstrap.ts";
+import { type Interval, itemInterval } from "../src/evaluation/bootstrap.ts";
 import { scoreNarratives } from "../src/evaluation/metrics.ts";
 import { expectedCalibrationError } from "../src/learning/calibration.ts";
 import { type Baseline, trainBaseline } from "../src/narratives/baseline.ts";
@@ -42,19 +42,6 @@ type Predict = (texts: string[]) => Promise<Prediction[]>;
 const CONTRARIAN_CELLS = ["flicc", "stance-against", "cf-refutes", "cards:narrative"];
 const MAINSTREAM_CELLS: readonly string[] = MAINSTREAM_SOURCES;
 const REPORTED_CELLS = [...MAINSTREAM_CELLS, "cards:none", ...CONTRARIAN_CELLS];
-
-interface Interval {
-  value: number;
-  low: number;
-  high: number;
-}
-
-/** A statistic of n rows with its 95% bootstrap interval over resamples of the rows (each row its own group). */
-function withBootstrap(n: number, statistic: (rows: readonly number[]) => number): Interval {
-  const all = Array.from({ length: n }, (_, i) => i);
-  const [low, high] = bootstrapInterval(groupResamples(all.map(String)), statistic);
-  return { value: statistic(all), low, high };
-}
 
 const fmt = (x: number) => x.toFixed(3);
 const withInterval = (i: Interval) => `${fmt(i.value)} (${fmt(i.low)}-${fmt(i.high)})`;
@@ -106,11 +93,11 @@ async function evaluate(
     const rows = stanceDev.map((e, i) => [e, i] as const).filter(([e]) => stanceCell(e) === cell);
     const flagged = rows.map(([, i]) => !stancePreds[i].codes.includes(NO_NARRATIVE));
     if (rows.length === 0) continue;
-    shares[cell] = withBootstrap(flagged.length, (idx) => idx.filter((i) => flagged[i]).length / idx.length);
+    shares[cell] = itemInterval(flagged.length, (idx) => idx.filter((i) => flagged[i]).length / idx.length);
   }
   const cardsPreds = (await predict(cardsDev.map((e) => e.text))).map((p) => p.codes);
   const cardsGold = cardsDev.map((e) => e.codes);
-  const cardsMeanF1 = withBootstrap(cardsDev.length, (idx) => meanF1OverPresent(cardsPreds, cardsGold, idx));
+  const cardsMeanF1 = itemInterval(cardsDev.length, (idx) => meanF1OverPresent(cardsPreds, cardsGold, idx));
   const asRun = (preds: string[][], gold: readonly NarrativeExample[]) =>
     scoreNarratives(
       preds.map((codes, i) => ({ claimId: gold[i].id, codes })),
