@@ -11,22 +11,14 @@ import type { StanceExample } from "../src/narratives/data.ts";
 import { DEFAULT_TRAIN_OPTIONS, trainNarrativeModel } from "../src/narratives/train.ts";
 import type { NarrativeExample } from "../src/types.ts";
 
+const places = ["Antarctica", "Greenland", "the Arctic", "the Alps", "Alaska", "Iceland", "Canada", "Norway"];
+
 /** A small corpus with three clearly worded narratives and neutral texts. */
 function corpus(): NarrativeExample[] {
   const out: NarrativeExample[] = [];
   const add = (code: string, texts: string[]) => {
     for (const t of texts) out.push({ id: `t${out.length}`, text: t, codes: [code] });
   };
-  const places = [
-    "Antarctica",
-    "Greenland",
-    "the Arctic",
-    "the Alps",
-    "Alaska",
-    "Iceland",
-    "Canada",
-    "Norway",
-  ];
   add(
     "1_1",
     places.map((p) => `The ice in ${p} is growing, sea ice is not melting at all, glaciers expand`),
@@ -56,16 +48,6 @@ function stance(): StanceExample[] {
     narrative: e.codes[0] !== "0_0",
     source: "cards",
   }));
-  const places = [
-    "Antarctica",
-    "Greenland",
-    "the Arctic",
-    "the Alps",
-    "Alaska",
-    "Iceland",
-    "Canada",
-    "Norway",
-  ];
   for (const p of places) {
     rows.push({
       id: `m${p}`,

@@ -204,20 +204,32 @@ export async function readFlicc(path: string): Promise<{ examples: NarrativeExam
   return narrativeRows(path, rows, "text", "Claim", "flicc");
 }
 
+/** A `text,label` file whose labels must be one of `labels` (ClimateStance, ClimateBERT climate detection). */
+async function readLabelledTexts<L extends string>(
+  path: string,
+  labels: readonly L[],
+): Promise<{ text: string; label: L; line: number }[]> {
+  const rows = await readAll(path);
+  requireColumns(path, rows[0], ["text", "label"]);
+  return rows.map((r) => {
+    const label = requireString(path, r, "label");
+    if (!(labels as readonly string[]).includes(label))
+      throw new DataError(path, `label must be one of ${labels.join(", ")}, got "${label}"`, {
+        line: r.line,
+        field: "label",
+      });
+    return { text: requireString(path, r, "text"), label: label as L, line: r.line };
+  });
+}
+
 export type Stance = "Favor" | "Against" | "Ambiguous";
 
 /** ClimateStance tweets (`text`, `label` Favor / Against / Ambiguous). */
 export async function readClimateStance(
   path: string,
 ): Promise<{ id: string; text: string; stance: Stance }[]> {
-  const rows = await readAll(path);
-  requireColumns(path, rows[0], ["text", "label"]);
-  return rows.map((r) => {
-    const stance = requireString(path, r, "label");
-    if (stance !== "Favor" && stance !== "Against" && stance !== "Ambiguous")
-      throw new DataError(path, `unknown stance "${stance}"`, { line: r.line, field: "label" });
-    return { id: `stance:${r.line}`, text: requireString(path, r, "text"), stance };
-  });
+  const rows = await readLabelledTexts(path, ["Favor", "Against", "Ambiguous"] as const);
+  return rows.map((r) => ({ id: `stance:${r.line}`, text: r.text, stance: r.label }));
 }
 
 /**
@@ -247,12 +259,6 @@ export async function readTexts(
 export async function readClimateDetect(
   path: string,
 ): Promise<{ text: string; climate: boolean; line: number }[]> {
-  const rows = await readAll(path);
-  requireColumns(path, rows[0], ["text", "label"]);
-  return rows.map((r) => {
-    const label = requireString(path, r, "label");
-    if (label !== "yes" && label !== "no")
-      throw new DataError(path, `label must be yes or no, got "${label}"`, { line: r.line, field: "label" });
-    return { text: requireString(path, r, "text"), climate: label === "yes", line: r.line };
-  });
+  const rows = await readLabelledTexts(path, ["yes", "no"] as const);
+  return rows.map((r) => ({ text: r.text, climate: r.label === "yes", line: r.line }));
 }
