@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   canonicalLabel,
+  recallAt,
+  relevantByClaim,
   scoreNarratives,
   scoreRetrieval,
   scoreTask1,
@@ -344,4 +346,25 @@ test("formatTask1GroupReport and formatNarrativeReport show one row per group an
   assert.match(text, /^Macro F1\s+0\.3810$/m); // 8/21
   assert.match(text, /^Right group, wrong code\s+2\s+40\.0%$/m);
   assert.match(text, /^1_6\s+0\.5000\s+1\.0000\s+0\.6667\s+1$/m);
+});
+
+test("recallAt at any depth: scoreRetrieval's Recall@2/5/10 at those depths; relevantByClaim skips NEI-only claims", () => {
+  const s = scoreRetrieval(retrievalPreds, retrievalGold);
+  close(recallAt(retrievalPreds, retrievalGold, 2), s.recall_at_2, "R@2");
+  close(recallAt(retrievalPreds, retrievalGold, 5), s.recall_at_5, "R@5");
+  close(recallAt(retrievalPreds, retrievalGold, 10), s.recall_at_10, "R@10");
+  const gold: LabelledPair[] = [
+    { claimId: "a", abstractId: "x", label: "Supports" },
+    { claimId: "a", abstractId: "y", label: "Refutes" },
+    { claimId: "b", abstractId: "z", label: "Not Enough Information" },
+  ];
+  assert.deepEqual([...relevantByClaim(gold)], [["a", new Set(["x", "y"])]]);
+  const preds = [
+    { claimId: "a", abstractId: "y", rank: 2 },
+    { claimId: "a", abstractId: "q", rank: 1 },
+    { claimId: "a", abstractId: "x", rank: 3 },
+  ];
+  assert.equal(recallAt(preds, gold, 1), 0);
+  assert.equal(recallAt(preds, gold, 2), 0.5);
+  assert.equal(recallAt(preds, gold, 3), 1);
 });

@@ -138,6 +138,35 @@ export function goldByClaim(gold: readonly LabelledPair[]): Map<string, Map<stri
   return byClaim;
 }
 
+/** Claim -> its relevant abstracts (gold Supports or Refutes); claims without one are absent. */
+export function relevantByClaim(gold: readonly LabelledPair[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [claim, judged] of goldByClaim(gold)) {
+    const relevant = new Set([...judged].filter(([, l]) => l !== NEI).map(([a]) => a));
+    if (relevant.size > 0) out.set(claim, relevant);
+  }
+  return out;
+}
+
+/**
+ * Recall at any depth k: the mean over claims with a relevant abstract of the share of them in the claim's top k
+ * (the ranking rule of scoreRetrieval, whose Recall@2/5/10 are this at k = 2, 5, 10).
+ */
+export function recallAt(
+  preds: readonly Task1Prediction[],
+  gold: readonly LabelledPair[],
+  k: number,
+): number {
+  const ranked = rankings(preds);
+  const relevant = relevantByClaim(gold);
+  let sum = 0;
+  for (const [claim, rel] of relevant) {
+    const hits = (ranked.get(claim) ?? []).slice(0, k).filter((p) => rel.has(p.abstractId)).length;
+    sum += hits / rel.size;
+  }
+  return mean(sum, relevant.size);
+}
+
 /** Claim -> its ranking (stable sort by rank, first occurrence of an abstract kept), claims in first-seen order. */
 export function rankings(preds: readonly Task1Prediction[]): Map<string, Task1Prediction[]> {
   const byClaim = new Map<string, Task1Prediction[]>();

@@ -3,7 +3,12 @@
  * fusion, feature subset or model is evaluated on them with the official scorer (src/evaluation/metrics.ts).
  */
 import { type Interval, itemInterval } from "../evaluation/bootstrap.ts";
-import { type RetrievalScores, scoreRetrieval, scoreRetrievalPerClaim } from "../evaluation/metrics.ts";
+import {
+  type RetrievalScores,
+  relevantByClaim,
+  scoreRetrieval,
+  scoreRetrievalPerClaim,
+} from "../evaluation/metrics.ts";
 import { hashSplit, hashUnit } from "../learning/split.ts";
 import type { Claim, LabelledPair, Task1Prediction } from "../types.ts";
 import { FAMILIES, type Family, featureNames } from "./features.ts";
@@ -40,13 +45,7 @@ export async function prepare(
   stages?: Stage1[],
 ): Promise<Prepared> {
   const families = FAMILIES.filter((f) => f !== "wordvec" || withWordVectors);
-  const relevantOf = new Map<string, Set<string>>();
-  for (const g of gold) {
-    if (g.label === "Not Enough Information") continue;
-    const s = relevantOf.get(g.claimId) ?? new Set<string>();
-    s.add(g.abstractId);
-    relevantOf.set(g.claimId, s);
-  }
+  const relevantOf = relevantByClaim(gold);
   const base = stages ?? (await retriever.stage1(claims.map((c) => c.text)));
   const out: PreparedClaim[] = base.map((s0, i) => {
     const fused = linearFusion(s0.cands, fusion);

@@ -9,7 +9,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { readCorpus } from "../data/climatecheck.ts";
-import { scoreRetrievalPerClaim } from "../evaluation/metrics.ts";
+import { recallAt, scoreRetrievalPerClaim } from "../evaluation/metrics.ts";
 import {
   Bm25Builder,
   Bm25Index,
@@ -245,24 +245,6 @@ export async function tuneSet(set: EvalSet, log = (_: string) => {}): Promise<Ki
     rm3Kept,
     recallAtDepth,
   };
-}
-
-/** Mean over claims with a relevant abstract of the share of their relevant abstracts in the top d. */
-function recallAt(preds: Task1Prediction[], gold: LabelledPair[], d: number): number {
-  const rel = new Map<string, Set<string>>();
-  for (const g of gold) {
-    if (g.label === "Not Enough Information") continue;
-    const s = rel.get(g.claimId) ?? new Set<string>();
-    s.add(g.abstractId);
-    rel.set(g.claimId, s);
-  }
-  const found = new Map<string, number>();
-  for (const p of preds)
-    if (p.rank <= d && rel.get(p.claimId)?.has(p.abstractId))
-      found.set(p.claimId, (found.get(p.claimId) ?? 0) + 1);
-  let s = 0;
-  for (const [c, r] of rel) s += (found.get(c) ?? 0) / r.size;
-  return rel.size ? s / rel.size : 0;
 }
 
 /** Tunes every eval set (one per corpus kind) and writes the tuning file atomically. */
