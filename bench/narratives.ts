@@ -46,29 +46,21 @@ const REPORTED_CELLS = [...MAINSTREAM_CELLS, "cards:none", ...CONTRARIAN_CELLS];
 const fmt = (x: number) => x.toFixed(3);
 const withInterval = (i: Interval) => `${fmt(i.value)} (${fmt(i.low)}-${fmt(i.high)})`;
 
-/** Mean F1 over the codes present in the gold, on the rows in `idx` (repeats count as separate rows). */
+/**
+ * Mean F1 over the codes present in the gold, on the rows in `idx` (the official scorer; a row repeated by a resample
+ * counts again, so each sampled row gets an id of its own).
+ */
 function meanF1OverPresent(
   preds: readonly string[][],
   gold: readonly string[][],
   idx: readonly number[],
 ): number {
-  const tp = new Map<string, number>();
-  const fp = new Map<string, number>();
-  const fn = new Map<string, number>();
-  const add = (m: Map<string, number>, c: string) => m.set(c, (m.get(c) ?? 0) + 1);
-  for (const i of idx) {
-    const p = new Set(preds[i]);
-    const g = new Set(gold[i]);
-    for (const c of p) add(g.has(c) ? tp : fp, c);
-    for (const c of g) if (!p.has(c)) add(fn, c);
-  }
-  const present = new Set([...tp.keys(), ...fn.keys()]);
-  let sum = 0;
-  for (const c of present) {
-    const t = tp.get(c) ?? 0;
-    sum += t === 0 ? 0 : (2 * t) / (2 * t + (fp.get(c) ?? 0) + (fn.get(c) ?? 0));
-  }
-  return present.size ? sum / present.size : 0;
+  const scores = scoreNarratives(
+    idx.map((i, k) => ({ claimId: String(k), codes: preds[i] })),
+    idx.map((i, k) => ({ id: String(k), text: "", codes: gold[i] })),
+  );
+  const present = Object.values(scores.per_label).filter((p) => p.support > 0);
+  return present.length ? present.reduce((s, p) => s + p.f1, 0) / present.length : 0;
 }
 
 interface Figures {
