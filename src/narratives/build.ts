@@ -19,7 +19,7 @@ import {
 import { countBySource, DEV_FRACTION, loadNarrativeData, SPLIT_SALT, type StanceExample } from "./data.ts";
 import type { FeatureFamily } from "./features.ts";
 import type { NarrativeModelJson, TextEmbedder } from "./model.ts";
-import { DEFAULT_TRAIN_OPTIONS, trainNarrativeModel } from "./train.ts";
+import { DEFAULT_TRAIN_OPTIONS, stanceCounts, trainNarrativeModel } from "./train.ts";
 
 /** The shipped variants: fast (no sentence encoder) and full (every family). */
 export const VARIANTS: readonly { name: "fast" | "full"; file: string; families: FeatureFamily[] }[] = [
@@ -162,7 +162,7 @@ verifier's dev split (with their evidence), 20% of the arXiv papers; no dev text
 
 - coded train: $data.train.lengthrows (${JSON.stringify(countBySource(data.train))})
 - coded dev: $data.dev.lengthrows (${JSON.stringify(countBySource(data.dev))}); FLICC test: $data.fliccTest.lengthrows
-- stance train: $stanceTrain.lengthrows (${JSON.stringify(countStance(stanceTrain))})
+- stance train: ${stanceTrain.length} rows (${JSON.stringify(stanceCounts(stanceTrain))})
 
 ## Method
 1. **Gate**: a binary logistic regression, P(the text carries any narrative), on the stance rows. Within each class
@@ -205,13 +205,4 @@ BENCHMARKS.md, section "narratives".
 \`--climatecheck FILE\` for the ClimateCheck training file). Training data and folds are fixed, so the result is
 the same on every run.
 `;
-}
-
-function countStance(rows: readonly StanceExample[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const e of rows) {
-    const k = `${e.source}${e.narrative ? "+" : "-"}`;
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
 }

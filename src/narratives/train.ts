@@ -388,7 +388,7 @@ export const stanceCell = (e: StanceExample): string =>
     : e.source;
 
 /** Stance rows per source and class, for the card. */
-function stanceCounts(stance: readonly StanceExample[]): Record<string, number> {
+export function stanceCounts(stance: readonly StanceExample[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const e of stance) {
     const k = `stance:${e.source}:${e.narrative ? "narrative" : "none"}`;
