@@ -8,9 +8,11 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { DataError } from "../data/errors.ts";
 import { FILES } from "../index/schema.ts";
+import type { NarrativesConfig } from "../narratives/config.ts";
 import type { RunIdentity } from "../pipeline/batch-checkpoint.ts";
 import type { LaneSpec } from "../pipeline/batch-predict.ts";
 import { narrativesModelPath } from "../pipeline/batch-task2.ts";
+import type { RetrievalConfig } from "../retrieval/byo.ts";
 import { RERANKER_PATH } from "../retrieval/load.ts";
 import { DEFAULT_MODEL_PATH } from "../verification/builtin.ts";
 import type { VerifierConfig } from "../verification/config.ts";
@@ -20,8 +22,36 @@ export const RUN_FORMAT = "climatecheck-queue/1";
 
 /** What a worker needs to rebuild a run's lanes on its own machine (no local paths but the verifier's). */
 export type RunLane =
-  | { kind: "task1"; k: number; verifier: VerifierConfig; reranker?: string | null }
-  | { kind: "task2"; fast: boolean };
+  | {
+      kind: "task1";
+      k: number;
+      verifier: VerifierConfig;
+      reranker?: string | null;
+      /** A profile's own retrieval models (absent: built-in). */
+      retrieval?: RetrievalConfig;
+    }
+  | { kind: "task2"; fast: boolean; narratives?: NarrativesConfig };
+
+/** A worker's own profile (`queue work --config`): the same stage settings, with this machine's model folders. */
+export interface LocalProfile {
+  retrieval?: RetrievalConfig;
+  narratives?: NarrativesConfig;
+}
+
+/** A stage's settings without its model folders, which differ from machine to machine. */
+const settings = (x: unknown) =>
+  JSON.stringify(x ?? { backend: "builtin" }, (k, v) => (k === "modelDir" ? undefined : v));
+
+/** The run's own-model stage with this machine's folders, or why this machine's profile does not fit it. */
+function localStage<T>(stage: string, run: T | undefined, mine: T | undefined): { use?: T; why?: string } {
+  // A built-in stage needs nothing from the profile.
+  if (mine === undefined || run === undefined) return { use: run };
+  if (settings(run) !== settings(mine))
+    return {
+      why: `its ${stage} settings ${settings(run)} differ from this worker's profile (${settings(mine)}); use the submitting machine's profile with this machine's model folders`,
+    };
+  return { use: mine };
+}
 
 export interface RunRecord {
   format: typeof RUN_FORMAT;
@@ -66,15 +96,37 @@ export function modelFingerprints(lane: RunLane): Record<string, string> {
 }
 
 /** The lanes of a run on this machine: its parameters with this machine's index. */
-export function localLane(lane: RunLane, index: string | undefined): LaneSpec {
-  if (lane.kind === "task2") return { kind: "task2", options: { fast: lane.fast } };
+export function localLane(lane: RunLane, index: string | undefined, profile: LocalProfile = {}): LaneSpec {
+  if (lane.kind === "task2") {
+    const narratives = localStage("narratives", lane.narratives, profile.narratives).use;
+    return { kind: "task2", options: { fast: lane.fast, ...(narratives ? { narratives } : {}) } };
+  }
   if (!index) throw new Error("a task 1 run needs an index");
-  return { kind: "task1", options: { index, k: lane.k, verifier: lane.verifier, reranker: lane.reranker } };
+  const retrieval = localStage("retrieval", lane.retrieval, profile.retrieval).use;
+  return {
+    kind: "task1",
+    options: {
+      index,
+      k: lane.k,
+      verifier: lane.verifier,
+      reranker: lane.reranker,
+      ...(retrieval ? { retrieval } : {}),
+    },
+  };
 }
 
 /** Why this machine cannot work on a run (its index or a model differs), or undefined when it can. */
-export function mismatch(run: RunRecord, index: string | undefined): string | undefined {
+export function mismatch(
+  run: RunRecord,
+  index: string | undefined,
+  profile: LocalProfile = {},
+): string | undefined {
   const short = (h: string | undefined) => (h ? h.slice(0, 12) : "none");
+  const stage =
+    run.lane.kind === "task1"
+      ? localStage("retrieval", run.lane.retrieval, profile.retrieval)
+      : localStage("narratives", run.lane.narratives, profile.narratives);
+  if (stage.why) return stage.why;
   if (run.lane.kind === "task1") {
     const mine = index && existsSync(join(index, FILES.manifest)) ? indexFingerprint(index) : undefined;
     if (mine !== run.fingerprints.index)

@@ -49,6 +49,19 @@ export function rrfFusion(cands: Candidate[], k = 60): number[] {
   });
 }
 
+/** Reciprocal rank fusion of several score lists over the same items: sum of 1 / (k + 1 + rank), rank from 0. */
+export function rrfCombine(scoreLists: readonly number[][], k: number): number[] {
+  const n = scoreLists[0]?.length ?? 0;
+  const out = new Array<number>(n).fill(0);
+  for (const scores of scoreLists) {
+    const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    order.forEach((i, rank) => {
+      out[i] += 1 / (k + 1 + rank);
+    });
+  }
+  return out;
+}
+
 /** Candidate indices ordered by score, best first; ties by docno so results are deterministic. */
 export function order(cands: Candidate[], scores: number[]): number[] {
   return cands.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || cands[a].docno - cands[b].docno);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
 import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { openIndex } from "../index/open.ts";
+import { checkDenseIndex, openByoRetrieval, type RetrievalConfig } from "./byo.ts";
 import { openQueryEncoders } from "./encoders.ts";
 import { Reranker } from "./reranker.ts";
 import { Retriever } from "./retriever.ts";
@@ -15,6 +16,8 @@ export interface LoadOptions {
   model?: string | null;
   /** An open USE-lite encoder for the claims (not closed with the retriever); default: one in this thread. */
   useEncoder?: SentenceEncoder;
+  /** A profile's retrieval section: its own ONNX models instead of the built-in encoders and re-ranker. */
+  retrieval?: RetrievalConfig;
 }
 
 export async function openRetriever(
@@ -22,6 +25,31 @@ export async function openRetriever(
   options: LoadOptions = {},
 ): Promise<{ retriever: Retriever; close(): Promise<void> }> {
   const index = openIndex(dir);
+  if (options.retrieval && options.retrieval.backend !== "builtin") {
+    let byo: Awaited<ReturnType<typeof openByoRetrieval>> | undefined;
+    try {
+      byo = await openByoRetrieval(options.retrieval);
+      checkDenseIndex(index.dir, index.manifest, byo);
+    } catch (e) {
+      index.close();
+      await byo?.close();
+      throw e;
+    }
+    const b = byo;
+    const retriever = new Retriever(index, {
+      encoders: b.encoders,
+      rrfK: b.fusionK,
+      crossEncoders: b.crossEncoders,
+      depth: { bm25: b.bm25Depth ?? index.manifest.bm25?.depth ?? 1000, dense: b.denseDepth },
+    });
+    return {
+      retriever,
+      async close() {
+        index.close();
+        await b.close();
+      },
+    };
+  }
   const enc = await openQueryEncoders(index.manifest, options.useEncoder);
   const path =
     options.model === undefined ? (existsSync(RERANKER_PATH) ? RERANKER_PATH : undefined) : options.model;
