@@ -123,7 +123,7 @@ test(
       });
       // The stored vectors are the model's vectors of "passage: " + title + abstract, in docno order.
       const raw = readFileSync(join(index, FILES.vectors("dense")));
-    const stored = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
+      const stored = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
       const want = await byo.specs[0].encoder.embed(
         ABSTRACTS.map((a) => `passage: ${a.title}. ${a.abstract}`),
       );
@@ -212,6 +212,25 @@ test(
     }
   },
 );
+
+test("the cascade: the dense model re-scores the BM25 candidates alone", runtime, async () => {
+  const index = join(dir, "dense-index");
+  const { retriever, close } = await openRetriever(index, {
+    retrieval: { ...profile({}), fusion: "dense" } as RetrievalConfig,
+  });
+  try {
+    assert.match(retriever.description, /\(dense re-scores bm25\)$/);
+    const [s] = await retriever.stage1(["sea level rise"]);
+    const bm25 = retriever.index.bm25.search(retriever.query("sea level rise"), 1000).map((h) => h.docno);
+    assert.deepEqual(s.cands.map((c) => c.docno).sort(), [...bm25].sort());
+    assert.deepEqual(
+      s.fused,
+      s.cands.map((c) => c.dense.dense),
+    );
+  } finally {
+    await close();
+  }
+});
 
 test(
   "an index without the profile's dense set is refused with the command that builds it",

@@ -12,6 +12,7 @@ import { ONNX_DTYPES } from "../encoders/onnx-folder.ts";
 import { TITLE_AND_ABSTRACT } from "../index/embed-text.ts";
 import type { VectorSpec } from "../index/ingest.ts";
 import type { Manifest } from "../index/schema.ts";
+import { type FusionRule, rrfFusion } from "./fusion.ts";
 import { openCrossEncoder, openOnnxEmbedder, type PairScorer } from "./onnx-models.ts";
 import type { QueryEncoder } from "./retriever.ts";
 
@@ -50,7 +51,11 @@ const OnnxRetrievalSchema = z
     /** BM25 candidates per claim; default: the index's. */
     bm25Depth: z.number().int().positive().optional(),
     dense: DenseSchema.optional(),
-    /** k of the reciprocal rank fusion of BM25 and dense lists. */
+    /**
+     * rrf: the BM25 and dense lists united and fused by reciprocal rank fusion (k = fusionK); dense: the dense model
+     * re-scores the BM25 candidates alone (the organisers' cascade: BM25 top 1,500, then e5 top 150).
+     */
+    fusion: z.enum(["rrf", "dense"]).default("rrf"),
     fusionK: z.number().positive().default(60),
     rerank: z
       .object({
@@ -92,7 +97,7 @@ export interface ByoRetrieval {
   encoders: Record<string, QueryEncoder>;
   denseDepth: number;
   bm25Depth?: number;
-  fusionK: number;
+  fusionRule: FusionRule;
   crossEncoders?: CrossEncoderStage;
   close(): Promise<void>;
 }
@@ -106,7 +111,18 @@ export async function openByoRetrieval(config: RetrievalConfig, denseOnly = fals
     for (const f of closers.reverse()) await f();
   };
   try {
-    const out: ByoRetrieval = { specs: [], encoders: {}, denseDepth: 200, fusionK: c.fusionK, close };
+    const k = c.fusionK;
+    const out: ByoRetrieval = {
+      specs: [],
+      encoders: {},
+      denseDepth: 200,
+      fusionRule: { name: `rrf k=${k}`, fuse: (cands) => rrfFusion(cands, k) },
+      close,
+    };
+    if (c.fusion === "dense" && !c.dense)
+      throw new DataError("retrieval", 'fusion "dense" needs a dense model (retrieval.dense)', {
+        field: "fusion",
+      });
     if (c.dense) {
       const d = c.dense;
       const e = await openOnnxEmbedder(d);
@@ -122,6 +138,11 @@ export async function openByoRetrieval(config: RetrievalConfig, denseOnly = fals
       });
       out.encoders[d.name] = { name: e.name, embed: (texts) => e.embed(texts.map((t) => d.queryPrefix + t)) };
       out.denseDepth = d.depth;
+      if (c.fusion === "dense") {
+        // Only BM25 finds candidates; the dense score orders them.
+        out.denseDepth = 0;
+        out.fusionRule = { name: "dense re-scores bm25", fuse: (cands) => cands.map((x) => x.dense[d.name]) };
+      }
     }
     out.bm25Depth = c.bm25Depth;
     if (c.rerank && !denseOnly) {

@@ -40,6 +40,12 @@ export function linearFusion(cands: Candidate[], weights: FusionWeights): number
   });
 }
 
+/** A named stage-1 scoring rule (e.g. "rrf k=60"). */
+export interface FusionRule {
+  name: string;
+  fuse(cands: Candidate[]): number[];
+}
+
 /** Reciprocal rank fusion (k = 60) over the BM25 list and each dense list. */
 export function rrfFusion(cands: Candidate[], k = 60): number[] {
   return cands.map((c) => {

@@ -38,7 +38,7 @@ export async function openRetriever(
     const b = byo;
     const retriever = new Retriever(index, {
       encoders: b.encoders,
-      rrfK: b.fusionK,
+      fusionRule: b.fusionRule,
       crossEncoders: b.crossEncoders,
       depth: { bm25: b.bm25Depth ?? index.manifest.bm25?.depth ?? 1000, dense: b.denseDepth },
     });

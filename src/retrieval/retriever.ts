@@ -13,7 +13,7 @@ import type { Claim, Task1Prediction } from "../types.ts";
 import type { CrossEncoderStage } from "./byo.ts";
 import { type Candidate, type CandidateDepth, DEFAULT_DEPTH, gatherCandidates } from "./candidates.ts";
 import { computeFeatures, type Family } from "./features.ts";
-import { type FusionWeights, linearFusion, order, rrfCombine, rrfFusion } from "./fusion.ts";
+import { type FusionRule, type FusionWeights, linearFusion, order, rrfCombine } from "./fusion.ts";
 import type { Reranker } from "./reranker.ts";
 
 /** Longest claim accepted; ClimateCheck claims are one or two sentences. */
@@ -37,8 +37,8 @@ export interface RetrieverOptions {
   /** Stage 1 fusion when there is no re-ranker (default: BM25 alone). */
   fusion?: FusionWeights;
   depth?: CandidateDepth;
-  /** Stage 1 by reciprocal rank fusion with this k instead of linear fusion (a profile's own models). */
-  rrfK?: number;
+  /** Stage 1 scores by this rule instead of linear fusion (a profile's own models: RRF, or the dense score alone). */
+  fusionRule?: FusionRule;
   /** Cross-encoders over the top fused candidates (a profile's own models; instead of the trained re-ranker). */
   crossEncoders?: CrossEncoderStage;
 }
@@ -73,7 +73,7 @@ export class Retriever {
   private readonly words?: WordSif;
   readonly fusion: FusionWeights;
   readonly depth: CandidateDepth;
-  readonly rrfK?: number;
+  readonly fusionRule?: FusionRule;
   readonly crossEncoders?: CrossEncoderStage;
 
   constructor(index: OpenIndex, options: RetrieverOptions = {}) {
@@ -103,7 +103,7 @@ export class Retriever {
     // The BM25 depth is the index's (chosen per corpus kind); the dense depth the re-ranker's.
     const depth = options.depth ?? this.reranker?.json.depth ?? DEFAULT_DEPTH;
     this.depth = { ...depth, bm25: options.depth?.bm25 ?? index.manifest.bm25?.depth ?? depth.bm25 };
-    this.rrfK = options.rrfK;
+    this.fusionRule = options.fusionRule;
     this.crossEncoders = options.crossEncoders;
   }
 
@@ -111,7 +111,7 @@ export class Retriever {
   get description(): string {
     const sets = this.vectorSets.map((n) => `${n}:${this.encoders[n].name}`);
     const first = ["bm25", ...sets].join("+");
-    const fusion = sets.length ? (this.rrfK !== undefined ? ` (rrf k=${this.rrfK})` : " (linear)") : "";
+    const fusion = sets.length ? ` (${this.fusionRule?.name ?? "linear"})` : "";
     const c = this.crossEncoders;
     const second = c
       ? ` > ${c.scorers.map((s) => s.name).join(", ")} on top ${c.topN}${c.scorers.length > 1 ? ` (rrf k=${c.rrfK})` : ""}`
@@ -134,7 +134,7 @@ export class Retriever {
       const query = this.query(claim);
       const qv = Object.fromEntries(Object.keys(this.encoders).map((n) => [n, vectors[n][i]]));
       const cands = gatherCandidates(this.index, query, qv, this.depth);
-      const fused = this.rrfK !== undefined ? rrfFusion(cands, this.rrfK) : linearFusion(cands, fusion);
+      const fused = this.fusionRule ? this.fusionRule.fuse(cands) : linearFusion(cands, fusion);
       return { claim, query, cands, fused, order: order(cands, fused) };
     });
   }
