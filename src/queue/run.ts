@@ -86,9 +86,13 @@ export function indexFingerprint(dir: string): string {
 /** The model files a run's lanes load, by role, with their sha256 on this machine. */
 export function modelFingerprints(lane: RunLane): Record<string, string> {
   const file = (path: string) => (existsSync(path) ? sha256(readFileSync(path)) : "missing");
-  if (lane.kind === "task2") return { narratives: file(narrativesModelPath({ fast: lane.fast })) };
+  // A stage on the profile's own models loads no shipped model file.
+  const own = (c: { backend: string } | undefined) => c !== undefined && c.backend !== "builtin";
+  if (lane.kind === "task2")
+    return own(lane.narratives) ? {} : { narratives: file(narrativesModelPath({ fast: lane.fast })) };
   const out: Record<string, string> = {};
   if (lane.verifier.backend === "builtin") out.verifier = file(lane.verifier.model ?? DEFAULT_MODEL_PATH);
+  if (own(lane.retrieval)) return out;
   const reranker = lane.reranker === undefined ? RERANKER_PATH : lane.reranker;
   if (reranker !== null)
     out.reranker = existsSync(reranker) || lane.reranker !== undefined ? file(reranker) : "none";
