@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ingest } from "../src/index/ingest.ts";
 import { FILES, readManifest } from "../src/index/schema.ts";
+import { readNarrativesConfig } from "../src/narratives/config.ts";
 import { openByoRetrieval, type RetrievalConfig, readRetrievalConfig } from "../src/retrieval/byo.ts";
 import { order, rrfCombine, rrfFusion } from "../src/retrieval/fusion.ts";
 import { openRetriever } from "../src/retrieval/load.ts";
 import { openCrossEncoder, openOnnxEmbedder, pool } from "../src/retrieval/onnx-models.ts";
 import { loadTransformers, TRANSFORMERS_PACKAGE } from "../src/verification/backends/onnx.ts";
+import { resolveVerifierConfig } from "../src/verification/config.ts";
 import { ABSTRACTS, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 import { tinyModels } from "./tiny-models-fixture.ts";
 
@@ -256,6 +258,15 @@ test("profiles: each stage reads its own section, a missing one stays built-in",
   const file = join(dir, "profile.json");
   writeFileSync(file, JSON.stringify({ verification: { backend: "builtin" } }));
   assert.deepEqual(await readRetrievalConfig(file), { backend: "builtin" });
+  // A profile without a verification section keeps the built-in verifier (and --backend still picks one).
+  writeFileSync(file, JSON.stringify({ retrieval: { backend: "builtin" } }));
+  assert.deepEqual(await resolveVerifierConfig({ config: file }), { backend: "builtin" });
+  for (const name of ["organisers-2026", "climatesense-2026"]) {
+    const shipped = join("profiles", `${name}.json`);
+    assert.equal((await readRetrievalConfig(shipped)).backend, "onnx");
+    assert.equal((await readNarrativesConfig(shipped)).backend, "chat");
+    assert.ok(["onnx", "chat"].includes((await resolveVerifierConfig({ config: shipped })).backend));
+  }
   // A plain verifier config is no retrieval profile.
   writeFileSync(file, JSON.stringify({ backend: "chat", baseUrl: "http://127.0.0.1:1/v1", model: "m" }));
   assert.deepEqual(await readRetrievalConfig(file), { backend: "builtin" });
