@@ -101,10 +101,12 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
         },
       );
       const { logits } = await model(encoded);
-      if (!logits) throw new Error(`${dir}: the model gives no logits`);
-      const classes = logits.dims[1];
-      if (classes !== targets.length)
-        throw new Error(`the model gives ${classes} logits but config.json names ${targets.length} classes`);
+      const classes = logits?.dims[1];
+      if (!logits || logits.dims.length !== 2 || classes !== targets.length)
+        throw new DataError(
+          dir,
+          `verification (onnx): expected an NLI model with output logits [batch, ${targets.length}] (the classes config.json names), the model gives ${logits ? `logits [${logits.dims.join(", ")}]` : "no logits"}`,
+        );
       batch.forEach((i, row) => {
         out[i] = classProbs(logits.data.subarray(row * classes, (row + 1) * classes), targets);
       });
