@@ -215,6 +215,22 @@ test(
   },
 );
 
+test("--no-rerank (model null) leaves the profile's cross-encoders out", runtime, async () => {
+  const { retriever, close } = await openRetriever(join(dir, "dense-index"), {
+    model: null,
+    retrieval: {
+      ...profile({}),
+      rerank: { models: [{ modelDir: join(dir, "not-even-there") }] },
+    } as RetrievalConfig,
+  });
+  try {
+    assert.equal(retriever.crossEncoders, undefined);
+    assert.equal(retriever.description, "bm25+dense:onnx:embedding/mean+norm/64 (rrf k=60)");
+  } finally {
+    await close();
+  }
+});
+
 test("the cascade: the dense model re-scores the BM25 candidates alone", runtime, async () => {
   const index = join(dir, "dense-index");
   const { retriever, close } = await openRetriever(index, {

@@ -102,7 +102,7 @@ export interface ByoRetrieval {
   close(): Promise<void>;
 }
 
-/** Opens the configured models (ingest needs only the dense one: `denseOnly`). */
+/** Opens the configured models (ingest, and stage 1 alone, need only the dense one: `denseOnly`). */
 export async function openByoRetrieval(config: RetrievalConfig, denseOnly = false): Promise<ByoRetrieval> {
   if (config.backend !== "onnx") throw new Error("openByoRetrieval: not an onnx retrieval config");
   const c: OnnxRetrieval = OnnxRetrievalSchema.parse(config);

@@ -12,7 +12,10 @@ import { Retriever } from "./retriever.ts";
 export const RERANKER_PATH = join(MODELS_DIR, "retrieval", "reranker.json");
 
 export interface LoadOptions {
-  /** Re-ranker file; null = no re-ranking (stage 1 only). Default: the shipped model when present. */
+  /**
+   * Re-ranker file; null = no re-ranking (stage 1 only; with a profile, its cross-encoders are left out). Default: the
+   * shipped model when present.
+   */
   model?: string | null;
   /** An open USE-lite encoder for the claims (not closed with the retriever); default: one in this thread. */
   useEncoder?: SentenceEncoder;
@@ -28,7 +31,8 @@ export async function openRetriever(
   if (options.retrieval && options.retrieval.backend !== "builtin") {
     let byo: Awaited<ReturnType<typeof openByoRetrieval>> | undefined;
     try {
-      byo = await openByoRetrieval(options.retrieval);
+      // No re-ranking asked for (--no-rerank, --fast): the profile's stage 1 alone, its cross-encoders not loaded.
+      byo = await openByoRetrieval(options.retrieval, options.model === null);
       checkDenseIndex(index.dir, index.manifest, byo);
     } catch (e) {
       index.close();
