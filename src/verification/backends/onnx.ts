@@ -102,7 +102,7 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
       );
       const { logits } = await model(encoded);
       const classes = logits?.dims[1];
-      if (!logits || logits.dims.length !== 2 || classes !== targets.length)
+      if (logits?.dims.length !== 2 || classes !== targets.length)
         throw new DataError(
           dir,
           `verification (onnx): expected an NLI model with output logits [batch, ${targets.length}] (the classes config.json names), the model gives ${logits ? `logits [${logits.dims.join(", ")}]` : "no logits"}`,
