@@ -45,6 +45,18 @@ test("queue work --config: a run's own models come from this machine's folders w
     why ?? "",
     /its retrieval settings .*"topN":100.* differ from this worker's profile .*"topN":50/,
   );
+  // The verifier's folder too; a stage the profile leaves built-in keeps the run's settings.
+  const nli: RunLane = { ...lane, verifier: { backend: "onnx", modelDir: "/submitter/nli" } } as RunLane;
+  const local = localLane(nli, "/i", { verification: { backend: "onnx", modelDir: "/worker/nli" } });
+  assert.deepEqual(local.kind === "task1" && [local.options.verifier, local.options.retrieval], [
+    { backend: "onnx", modelDir: "/worker/nli" },
+    retrieval("/submitter/ce"),
+  ]);
+  assert.match(
+    mismatch(record(nli), undefined, { verification: { backend: "onnx", modelDir: "/w", batchSize: 2 } }) ??
+      "",
+    /its verification settings .* differ/,
+  );
   // A run on its own retrieval models needs no shipped re-ranker file.
   assert.deepEqual(Object.keys(modelFingerprints(lane)), ["verifier"]);
 });

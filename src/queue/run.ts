@@ -35,22 +35,32 @@ export type RunLane =
 /** A worker's own profile (`queue work --config`): the same stage settings, with this machine's model folders. */
 export interface LocalProfile {
   retrieval?: RetrievalConfig;
+  verification?: VerifierConfig;
   narratives?: NarrativesConfig;
 }
 
 /** A stage's settings without its model folders, which differ from machine to machine. */
-const settings = (x: unknown) =>
-  JSON.stringify(x ?? { backend: "builtin" }, (k, v) => (k === "modelDir" ? undefined : v));
+const settings = (x: unknown) => JSON.stringify(x, (k, v) => (k === "modelDir" ? undefined : v));
+const own = <T extends { backend: string }>(c: T | undefined) =>
+  c && c.backend !== "builtin" ? c : undefined;
 
-/** The run's own-model stage with this machine's folders, or why this machine's profile does not fit it. */
-function localStage<T>(stage: string, run: T | undefined, mine: T | undefined): { use?: T; why?: string } {
-  // A built-in stage needs nothing from the profile.
-  if (mine === undefined || run === undefined) return { use: run };
-  if (settings(run) !== settings(mine))
+/**
+ * The run's stage on this machine: when both the run and this machine's profile use their own models for it, the
+ * profile's folders (the other settings must agree, else why not); otherwise the run's settings as recorded.
+ */
+function localStage<T extends { backend: string }>(
+  stage: string,
+  run: T | undefined,
+  mine: T | undefined,
+): { use?: T; why?: string } {
+  const r = own(run);
+  const m = own(mine);
+  if (!r || !m) return { use: run };
+  if (settings(r) !== settings(m))
     return {
-      why: `its ${stage} settings ${settings(run)} differ from this worker's profile (${settings(mine)}); use the submitting machine's profile with this machine's model folders`,
+      why: `its ${stage} settings ${settings(r)} differ from this worker's profile (${settings(m)}); use the submitting machine's profile with this machine's model folders`,
     };
-  return { use: mine };
+  return { use: m };
 }
 
 export interface RunRecord {
@@ -99,7 +109,7 @@ export function modelFingerprints(lane: RunLane): Record<string, string> {
   return out;
 }
 
-/** The lanes of a run on this machine: its parameters with this machine's index. */
+/** The lanes of a run on this machine: its parameters with this machine's index (and profile's model folders). */
 export function localLane(lane: RunLane, index: string | undefined, profile: LocalProfile = {}): LaneSpec {
   if (lane.kind === "task2") {
     const narratives = localStage("narratives", lane.narratives, profile.narratives).use;
@@ -107,15 +117,10 @@ export function localLane(lane: RunLane, index: string | undefined, profile: Loc
   }
   if (!index) throw new Error("a task 1 run needs an index");
   const retrieval = localStage("retrieval", lane.retrieval, profile.retrieval).use;
+  const verifier = localStage("verification", lane.verifier, profile.verification).use ?? lane.verifier;
   return {
     kind: "task1",
-    options: {
-      index,
-      k: lane.k,
-      verifier: lane.verifier,
-      reranker: lane.reranker,
-      ...(retrieval ? { retrieval } : {}),
-    },
+    options: { index, k: lane.k, verifier, reranker: lane.reranker, ...(retrieval ? { retrieval } : {}) },
   };
 }
 
@@ -126,11 +131,15 @@ export function mismatch(
   profile: LocalProfile = {},
 ): string | undefined {
   const short = (h: string | undefined) => (h ? h.slice(0, 12) : "none");
-  const stage =
+  const stages =
     run.lane.kind === "task1"
-      ? localStage("retrieval", run.lane.retrieval, profile.retrieval)
-      : localStage("narratives", run.lane.narratives, profile.narratives);
-  if (stage.why) return stage.why;
+      ? [
+          localStage("retrieval", run.lane.retrieval, profile.retrieval),
+          localStage("verification", run.lane.verifier, profile.verification),
+        ]
+      : [localStage("narratives", run.lane.narratives, profile.narratives)];
+  const why = stages.find((s) => s.why)?.why;
+  if (why) return why;
   if (run.lane.kind === "task1") {
     const mine = index && existsSync(join(index, FILES.manifest)) ? indexFingerprint(index) : undefined;
     if (mine !== run.fingerprints.index)

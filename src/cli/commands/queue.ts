@@ -138,6 +138,7 @@ export function register(program: Command): void {
         const profile = o.config
           ? {
               retrieval: await readRetrievalConfig(o.config),
+              verification: await resolveVerifierConfig({ config: o.config }),
               narratives: await readNarrativesConfig(o.config),
             }
           : undefined;
