@@ -1,18 +1,24 @@
 /**
  * Child process of the retrieval-scale benchmark, so peak memory is that of one job alone; prints one JSON line:
- * `ingest CORPUS DIR`, `query DIR CLAIMS_JSON` (BM25 + features), or `dense WORKDIR` (IVF build, exhaustive and
- * IVF search of 400k vectors made from real USE-lite vectors, recall of IVF against exhaustive search).
+ * `ingest CORPUS DIR`, `query DIR CLAIMS_JSON` (BM25 + features), `dense WORKDIR` (IVF build, exhaustive and
+ * IVF search of 400k vectors made from real USE-lite vectors, recall of IVF against exhaustive search), or
+ * `whole CORPUS WORKDIR CLAIMS_JSON` (an index with both vector sets, whole `retrieve` calls).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { topHits } from "../src/index/bm25.ts";
-import { ingest } from "../src/index/ingest.ts";
+import { titleAndLead } from "../src/index/embed-text.ts";
+import { ingest, type VectorSpec } from "../src/index/ingest.ts";
 import { buildIvf, dotRows, PROBE_SHARE } from "../src/index/ivf.ts";
 import { openIndex } from "../src/index/open.ts";
 import { VectorSet } from "../src/index/vectors.ts";
+import { openEncoders, USE_LEAD_CHARS } from "../src/retrieval/encoders.ts";
 import { FAMILIES } from "../src/retrieval/features.ts";
+import { RERANKER_PATH } from "../src/retrieval/load.ts";
+import { Reranker } from "../src/retrieval/reranker.ts";
 import { Retriever } from "../src/retrieval/retriever.ts";
 import { percentile } from "./report.ts";
+import { timeEach } from "./retrieval-speed.ts";
 
 const maxRssMiB = () => process.resourceUsage().maxRSS / 1024;
 const [cmd, a, b] = process.argv.slice(2);
@@ -78,22 +84,80 @@ if (cmd === "ingest") {
   };
   const out: Record<string, unknown> = { n, queries: claims.length / dim };
   for (const kind of ["coherent", "mixed"] as const) {
-    const data = new Float32Array(n * dim);
-    for (let i = 0; i < n; i++) {
-      const t = pairs[2 * i] * dim;
-      const l = partner[kind](i) * dim;
-      let s = 0;
-      for (let j = 0; j < dim; j++) {
-        const v = src[t + j] + src[l + j];
-        data[i * dim + j] = v;
-        s += v * v;
-      }
-      const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
-      for (let j = 0; j < dim; j++) data[i * dim + j] *= inv;
-    }
-    out[kind] = denseFigures(a, data, n, dim, claims);
+    out[kind] = denseFigures(a, syntheticVectors(src, pairs, partner[kind]), n, dim, claims);
   }
   console.log(JSON.stringify({ ...out, maxRssMiB: maxRssMiB() }));
+} else if (cmd === "whole") {
+  // `whole CORPUS WORKDIR CLAIMS_JSON`: ingest with both vector sets (SIF real; USE-lite the mixed synthetic
+  // vectors, as ingest with the real encoder would take hours), then time whole `retrieve` calls.
+  const [work, claimsFile] = [b, process.argv[5]];
+  const pairs = new Uint16Array(readFileSync(join(work, "sources.u16")).buffer.slice(0));
+  const vectors = syntheticVectors(f32(join(work, "source-vectors.f32")), pairs, (i) => pairs[2 * i + 1]);
+  const cold = await openEncoders({ workers: 0, cache: false });
+  const sif = cold.specs.find((x) => x.name === "sif");
+  if (!sif) throw new Error("no SIF encoder");
+  const use: VectorSpec = {
+    name: "use",
+    // The real encoder's name, so the query side (real USE-lite) is accepted; the vector of doc sN is row N.
+    encoder: {
+      name: cold.encoders.use.name,
+      dim: 512,
+      embed: async (ids) =>
+        ids.map((id) => vectors.subarray(Number(id.slice(1)) * 512, (Number(id.slice(1)) + 1) * 512)),
+    },
+    recipe: { spec: titleAndLead(USE_LEAD_CHARS).spec, text: (d) => d.id },
+  };
+  const dir = join(work, "index-whole");
+  const t0 = performance.now();
+  await ingest(a, dir, { vectors: [use, sif], batchSize: 4096 });
+  const ingestSeconds = (performance.now() - t0) / 1000;
+  const index = openIndex(dir);
+  const r = new Retriever(index, {
+    encoders: cold.encoders,
+    words: cold.words,
+    reranker: Reranker.load(RERANKER_PATH),
+  });
+  const claims = JSON.parse(readFileSync(claimsFile, "utf8")) as string[];
+  const t = await timeEach(claims, 10, (c) => r.retrieve(c, 10));
+  console.log(
+    JSON.stringify({
+      ingestSeconds,
+      wallP50: percentile(t.wall, 50),
+      wallP95: percentile(t.wall, 95),
+      cpuP50: percentile(t.cpu, 50),
+      cpuP95: percentile(t.cpu, 95),
+      queries: t.wall.length,
+      probe: index.vectors.use.ivf?.probe ?? 0,
+      lists: index.vectors.use.ivf?.lists ?? 0,
+      maxRssMiB: maxRssMiB(),
+    }),
+  );
+  index.close();
+  await cold.close();
+}
+
+/** Unit vectors of the synthetic abstracts: title source + `partner(i)`, from the real source vectors. */
+function syntheticVectors(
+  src: Float32Array,
+  pairs: Uint16Array,
+  partner: (i: number) => number,
+): Float32Array {
+  const dim = 512;
+  const n = pairs.length / 2;
+  const data = new Float32Array(n * dim);
+  for (let i = 0; i < n; i++) {
+    const t = pairs[2 * i] * dim;
+    const l = partner(i) * dim;
+    let s = 0;
+    for (let j = 0; j < dim; j++) {
+      const v = src[t + j] + src[l + j];
+      data[i * dim + j] = v;
+      s += v * v;
+    }
+    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+    for (let j = 0; j < dim; j++) data[i * dim + j] *= inv;
+  }
+  return data;
 }
 
 /** The k nearest other sources of each source (by dot product), row-major. */

@@ -1,21 +1,9 @@
-/**
- * Task 1.1 retrieval on our dev splits (SciFact, Climate-FEVER), one run, the same data for all: first our old
- * BM25, the new BM25, its ablations and two off-the-shelf peers (bench/retrieval-peers.ts) with build and query
- * times; then the full pipeline: BM25 against each dense encoder alone, the fusions and the shipped re-ranker,
- * plus the re-ranker retrained without each feature family; then the speed of one claim's retrieval and of
- * ingest without vectors. All figures through src/evaluation/metrics.ts, with bootstrap 95% intervals over claims.
- */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
-import { homeDir } from "../src/data/paths.ts";
 import type { Interval } from "../src/evaluation/bootstrap.ts";
 import type { Bm25Index, Bm25Params } from "../src/index/bm25.ts";
 import { STOCK_PARAMS } from "../src/index/bm25.ts";
 import { corpusKind, settingsFor } from "../src/index/bm25-settings.ts";
-import { ingest } from "../src/index/ingest.ts";
-import { openIndex } from "../src/index/open.ts";
 import { openEncoders } from "../src/retrieval/encoders.ts";
-import { evalIndexDir, loadEvalSets } from "../src/retrieval/eval-sets.ts";
+import { loadEvalSets } from "../src/retrieval/eval-sets.ts";
 import {
   columns,
   fitScorer,
@@ -32,12 +20,12 @@ import type { FAMILIES } from "../src/retrieval/features.ts";
 import { rrfFusion } from "../src/retrieval/fusion.ts";
 import { RERANKER_PATH } from "../src/retrieval/load.ts";
 import { Reranker } from "../src/retrieval/reranker.ts";
-import { Retriever } from "../src/retrieval/retriever.ts";
+import type { Retriever } from "../src/retrieval/retriever.ts";
 import { openEvalSets, withCi } from "../src/retrieval/train.ts";
 import { bm25Queries, type CorpusDocs, loadCorpusDocs, memoryIndex } from "../src/retrieval/tune-bm25.ts";
 import { PLAIN_ANALYZER } from "../src/text/stem.ts";
 import type { Claim, LabelledPair, Task1Prediction } from "../src/types.ts";
-import { type BenchSection, loadAverage, percentile, table } from "./report.ts";
+import { type BenchSection, percentile, table } from "./report.ts";
 import { lunrPeer, type Peer, winkPeer } from "./retrieval-peers.ts";
 
 const HEADER = ["system", "R@2", "R@5", "R@10", "Bpref", "nDCG@10", "ΔR@5 vs BM25"];
@@ -199,9 +187,6 @@ export async function firstStage(
 
 export async function bench(): Promise<BenchSection> {
   const model = Reranker.load(RERANKER_PATH);
-  // Latency first, in a process without the worker pool (with the pool open, the in-process model's first
-  // embed never settled here).
-  const speed = await latency(model);
   const parts: string[] = [];
   const figures = new Map<string, SetFigures>();
   let bm25P50 = 0;
@@ -269,8 +254,7 @@ export async function bench(): Promise<BenchSection> {
         `### ${s.set.name} dev, whole pipeline: ${s.set.dev.length} claims (${p.claims.filter((c) => c.relevant.some(Boolean)).length} with a relevant abstract in the top ${depth}), ${s.retriever.index.docs.size} abstracts\n\n${table(HEADER, rows)}`,
       );
     });
-    parts.push(speed.markdown);
-    parts.push(targets(figures, bm25P50, speed));
+    parts.push(targets(figures, bm25P50));
   } finally {
     for (const s of sets) s.close();
     await enc.close();
@@ -284,7 +268,7 @@ export async function bench(): Promise<BenchSection> {
 }
 
 /** The issue's targets, each with the figures it is judged on. */
-function targets(figures: Map<string, SetFigures>, bm25P50: number, speed: Speed): string {
+function targets(figures: Map<string, SetFigures>, bm25P50: number): string {
   const rows: string[][] = [];
   const yes = (ok: boolean) => (ok ? "met" : "**not met**");
   for (const [name, f] of figures) {
@@ -314,60 +298,7 @@ function targets(figures: Map<string, SetFigures>, bm25P50: number, speed: Speed
     }
   }
   rows.push(["BM25 query p50 < 5 ms (SciFact, 5k abstracts)", `${ms(bm25P50)} ms`, yes(bm25P50 < 5)]);
-  rows.push(["full retrieve p50 < 60 ms", `${speed.p50.toFixed(1)} ms`, yes(speed.p50 < 60)]);
-  rows.push([
-    "ingest without vectors ≥ 4,000 abstracts/s",
-    `${speed.ingestRate.toFixed(0)} abstracts/s (second run)`,
-    yes(speed.ingestRate >= 4000),
-  ]);
-  return `### Targets of issue 14\n\n${table(["target", "measured", ""], rows)}\n\nRetrieval at 400,000 abstracts: section "retrieval-scale".`;
-}
-
-interface Speed {
-  markdown: string;
-  p50: number;
-  ingestRate: number;
-}
-
-/** p50/p95 of one claim (cold claim embedding, candidates, re-ranking) on the SciFact index after warm-up. */
-async function latency(model: Reranker): Promise<Speed> {
-  const cold = await openEncoders({ workers: 0, cache: false });
-  const set = (await loadEvalSets()).find((s) => s.name === "scifact");
-  if (!set) throw new Error("no SciFact set");
-  const index = openIndex(evalIndexDir("scifact"));
-  try {
-    const r = new Retriever(index, { encoders: cold.encoders, words: cold.words, reranker: model });
-    const claims = set.dev.map((c) => c.text);
-    for (const c of claims.slice(0, 20)) await r.retrieve(c);
-    const times: number[] = [];
-    for (const c of claims.slice(20, 220)) {
-      const t = performance.now();
-      await r.retrieve(c, 10);
-      times.push(performance.now() - t);
-    }
-    const ingest = await ingestRate(set.corpus);
-    const p50 = percentile(times, 50);
-    const markdown = `### Speed\n\n${table(
-      ["measure", "value"],
-      [
-        [
-          `one claim on SciFact (${index.docs.size} abstracts), p50`,
-          `${percentile(times, 50).toFixed(1)} ms`,
-        ],
-        [
-          `one claim, p95 (${times.length} dev claims after 20 warm-up)`,
-          `${percentile(times, 95).toFixed(1)} ms`,
-        ],
-        ["ingest SciFact without vectors", ingest.text],
-        // Other jobs share the 2 cores; above 2 these timings had less than the whole machine.
-        ["load average (1, 5, 15 min) after these timings", loadAverage()],
-      ],
-    )}\n\nOne claim = claim embedding (USE-lite in-process, no vector cache) + BM25 top ${r.depth.bm25} + dense top ${r.depth.dense} + features and re-ranking of the top ${model.json.rerankDepth}.`;
-    return { markdown, p50, ingestRate: ingest.rate };
-  } finally {
-    index.close();
-    await cold.close();
-  }
+  return `### Targets of issue 14\n\n${table(["target", "measured", ""], rows)}\n\nOne claim's latency and ingest speed: section "retrieval-speed"; retrieval at 400,000 abstracts: section "retrieval-scale".`;
 }
 
 function rrfPredictions(p: Prepared, r: Retriever): Task1Prediction[] {
@@ -383,21 +314,4 @@ function rrfPredictions(p: Prepared, r: Retriever): Task1Prediction[] {
     claims: p.claims.map((c, i) => ({ ...c, rows: [], x: [], stage: { ...c.stage, order: orders[i] } })),
   };
   return rerankedPredictions(fake, r, () => 0, []);
-}
-
-async function ingestRate(corpus: string): Promise<{ text: string; rate: number }> {
-  const dir = join(homeDir(), "bench-tmp", "ingest-novec");
-  // Twice: the first run in a process includes compiling the ingest code, which a 5k corpus does not amortise.
-  const runs: string[] = [];
-  let rate = 0;
-  for (const label of ["first run", "second run"]) {
-    rmSync(dir, { recursive: true, force: true });
-    const t = performance.now();
-    const r = await ingest(corpus, dir);
-    const s = (performance.now() - t) / 1000;
-    rate = r.total / s;
-    runs.push(`${label} ${r.total} abstracts in ${s.toFixed(2)} s = ${rate.toFixed(0)} abstracts/s`);
-  }
-  rmSync(dir, { recursive: true, force: true });
-  return { text: runs.join("; "), rate };
 }

@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "verification-tried": () => import("./verification-tried.ts"),
   retrieval: () => import("./retrieval.ts"),
   "retrieval-scale": () => import("./retrieval-scale.ts"),
+  "retrieval-speed": () => import("./retrieval-speed.ts"),
   encoders: () => import("./encoders.ts"),
   ingest: () => import("./ingest.ts"),
   ev2r: () => import("./ev2r.ts"),

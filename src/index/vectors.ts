@@ -6,9 +6,10 @@
  * order, so each probed list is one sequential scan (in docno order they were scattered over 800 MB, and the
  * scan ran at less than half the speed of an exhaustive one).
  */
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type Hit, topHits } from "./bm25.ts";
 import { dotRows, type Ivf, probeLists } from "./ivf.ts";
+import { type SimdDots, simdDots } from "./simd-dots.ts";
 
 /** Rows read at a time when loading vectors into list order. */
 const CHUNK_ROWS = 4096;
@@ -23,50 +24,58 @@ export class VectorSet {
   private readonly row?: Uint32Array;
   private readonly scores: Float32Array;
   private readonly ids: Uint32Array;
+  /** The SIMD kernel, with `data`, the query and the scores by row in its memory; null where unavailable. */
+  private readonly simd: {
+    kernel: SimdDots;
+    query: Float32Array;
+    queryAt: number;
+    out: Float32Array;
+    outAt: number;
+  } | null;
 
   constructor(path: string, dim: number, size: number, ivf?: Ivf) {
     this.dim = dim;
     this.size = size;
     this.scores = new Float32Array(size);
     this.ids = new Uint32Array(size);
-    if (!ivf) {
-      const buf = readFileSync(path);
-      if (buf.byteLength !== size * dim * 4) {
-        throw new Error(`${path}: expected ${size} x ${dim} floats, found ${buf.byteLength} bytes`);
-      }
-      this.data =
-        buf.byteOffset % 4 === 0
-          ? new Float32Array(buf.buffer, buf.byteOffset, size * dim)
-          : new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-      return;
-    }
-    if (ivf.n !== size || ivf.dim !== dim)
+    if (ivf && (ivf.n !== size || ivf.dim !== dim))
       throw new Error(`${path}: the IVF index covers ${ivf.n} x ${ivf.dim}, the vectors ${size} x ${dim}`);
-    this.ivf = ivf;
-    const row = new Uint32Array(size);
-    for (let r = 0; r < size; r++) row[ivf.docs[r]] = r;
-    this.row = row;
-    // Read in chunks and place each vector at its row: no second full copy in memory.
-    const data = new Float32Array(size * dim);
-    const chunk = new Float32Array(CHUNK_ROWS * dim);
-    const bytes = new Uint8Array(chunk.buffer);
+    const queryAt = size * dim * 4;
+    const outAt = queryAt + dim * 4;
+    const kernel = simdDots(outAt + size * 4, dim);
+    this.simd = kernel && {
+      kernel,
+      query: new Float32Array(kernel.memory.buffer, queryAt, dim),
+      queryAt,
+      out: new Float32Array(kernel.memory.buffer, outAt, size),
+      outAt,
+    };
+    const data = kernel
+      ? new Float32Array(kernel.memory.buffer, 0, size * dim)
+      : new Float32Array(size * dim);
+    this.data = data;
     const fd = openSync(path, "r");
     try {
+      if (fstatSync(fd).size !== size * dim * 4)
+        throw new Error(`${path}: expected ${size} x ${dim} floats, found ${fstatSync(fd).size} bytes`);
+      if (!ivf) {
+        readFully(fd, new Uint8Array(data.buffer, data.byteOffset, data.byteLength), 0, path);
+        return;
+      }
+      this.ivf = ivf;
+      const row = new Uint32Array(size);
+      for (let r = 0; r < size; r++) row[ivf.docs[r]] = r;
+      this.row = row;
+      // Read in chunks and place each vector at its row: no second full copy in memory.
+      const chunk = new Float32Array(CHUNK_ROWS * dim);
       for (let d0 = 0; d0 < size; d0 += CHUNK_ROWS) {
         const rows = Math.min(CHUNK_ROWS, size - d0);
-        const want = rows * dim * 4;
-        let got = 0;
-        while (got < want) {
-          const n = readSync(fd, bytes, got, want - got, d0 * dim * 4 + got);
-          if (n === 0) throw new Error(`${path}: expected ${size} x ${dim} floats, the file is shorter`);
-          got += n;
-        }
+        readFully(fd, new Uint8Array(chunk.buffer, 0, rows * dim * 4), d0 * dim * 4, path);
         for (let i = 0; i < rows; i++) data.set(chunk.subarray(i * dim, (i + 1) * dim), row[d0 + i] * dim);
       }
     } finally {
       closeSync(fd);
     }
-    this.data = data;
   }
 
   private base(docno: number): number {
@@ -78,13 +87,14 @@ export class VectorSet {
     return this.data.subarray(b, b + this.dim);
   }
 
-  /** Dot product of a query with one doc (cosine when both are L2-normalised). */
+  /** Dot product of a query with one doc (cosine when both are L2-normalised), by the same kernel as search. */
   score(query: Float32Array, docno: number): number {
     const base = this.base(docno);
-    if (this.ivf) return dotRows(query, 0, this.data, base, this.dim);
-    let s = 0;
-    for (let j = 0; j < this.dim; j++) s += query[j] * this.data[base + j];
-    return s;
+    const { simd } = this;
+    if (!simd) return dotRows(query, 0, this.data, base, this.dim);
+    simd.query.set(query);
+    simd.kernel.dots(simd.queryAt, base * 4, 1, this.dim, simd.outAt);
+    return simd.out[0];
   }
 
   /** Top k by dot product, best first: through the IVF lists when the set has them, else exact. */
@@ -92,40 +102,41 @@ export class VectorSet {
     return this.ivf ? this.searchIvf(query, k, probe ?? this.ivf.probe) : this.exhaustive(query, k);
   }
 
-  /** Exact top k by dot product, best first. */
+  /** Scores of rows [from, to) into `scores` by docno, and their docnos into ids[m...]; returns the new m. */
+  private scoreRows(query: Float32Array, from: number, to: number, m: number): number {
+    const { dim, data, scores, ids, simd } = this;
+    const docs = this.ivf?.docs;
+    if (simd) simd.kernel.dots(simd.queryAt, from * dim * 4, to - from, dim, simd.outAt + from * 4);
+    for (let r = from; r < to; r++) {
+      const d = docs ? docs[r] : r;
+      scores[d] = simd ? simd.out[r] : dotRows(query, 0, data, r * dim, dim);
+      ids[m++] = d;
+    }
+    return m;
+  }
+
+  /** Exact top k by dot product, best first (probing every IVF list gives exactly this answer). */
   exhaustive(query: Float32Array, k: number): Hit[] {
-    const { dim, data, scores, ids, ivf } = this;
-    if (ivf) {
-      // Same kernel as the IVF scan, so probing every list gives exactly this answer.
-      for (let r = 0; r < this.size; r++) {
-        const d = ivf.docs[r];
-        scores[d] = dotRows(query, 0, data, r * dim, dim);
-        ids[r] = d;
-      }
-      return topHits(ids, this.size, scores, k);
-    }
-    // Small sets: the plain loop the quality figures were measured with.
-    for (let d = 0, base = 0; d < this.size; d++, base += dim) {
-      let s = 0;
-      for (let j = 0; j < dim; j++) s += query[j] * data[base + j];
-      scores[d] = s;
-      ids[d] = d;
-    }
-    return topHits(ids, this.size, scores, k);
+    this.simd?.query.set(query);
+    return topHits(this.ids, this.scoreRows(query, 0, this.size, 0), this.scores, k);
   }
 
   /** Top k among the docs of the `probe` lists whose centroids are nearest the query. */
   private searchIvf(query: Float32Array, k: number, probe: number): Hit[] {
     const ivf = this.ivf as Ivf;
-    const { dim, data, scores, ids } = this;
+    this.simd?.query.set(query);
     let m = 0;
-    for (const l of probeLists(ivf, query, probe)) {
-      for (let r = ivf.start[l]; r < ivf.start[l + 1]; r++) {
-        const d = ivf.docs[r];
-        scores[d] = dotRows(query, 0, data, r * dim, dim);
-        ids[m++] = d;
-      }
-    }
-    return topHits(ids, m, scores, k);
+    for (const l of probeLists(ivf, query, probe))
+      m = this.scoreRows(query, ivf.start[l], ivf.start[l + 1], m);
+    return topHits(this.ids, m, this.scores, k);
+  }
+}
+
+function readFully(fd: number, into: Uint8Array, position: number, path: string): void {
+  let got = 0;
+  while (got < into.length) {
+    const n = readSync(fd, into, got, into.length - got, position + got);
+    if (n === 0) throw new Error(`${path}: the file is shorter than its manifest says`);
+    got += n;
   }
 }

@@ -11,8 +11,8 @@ import { normalisedSignals } from "./fusion.ts";
 export const FAMILIES = ["lexical", "dense", "coverage", "numbers", "prf", "wordvec"] as const;
 export type Family = (typeof FAMILIES)[number];
 
-/** Sentence-level SIF vectors for the word-vector family (the caller embeds; we only compare). */
-export type SentenceVectors = (sentences: string[]) => Float32Array[];
+/** Unit SIF vector of one tokenised sentence, for the word-vector family (the caller embeds; we only compare). */
+export type SentenceVector = (tokens: string[]) => Float32Array;
 
 export interface FeatureContext {
   claim: string;
@@ -23,13 +23,12 @@ export interface FeatureContext {
   cands: Candidate[];
   /** Fused stage-1 score of each candidate. */
   fused: number[];
-  /** Stored docs of the candidates to featurise (same order as `rows`). */
-  docs: StoredDoc[];
+  /** The candidates to featurise, analysed (same order as `rows`; see analyseDoc). */
+  docs: AnalysedDoc[];
   /** Dense vector of each featurised candidate per set (for pseudo-relevance feedback). */
   docVectors: Record<string, Float32Array[]>;
   /** Claim vector for sentence-level word-vector matching, when that family is on. */
   claimSif?: Float32Array;
-  sentenceSif?: SentenceVectors;
 }
 
 /** Names of the features of the given families, for the given vector sets. */
@@ -51,6 +50,33 @@ export function featureNames(families: readonly Family[], vectorSets: readonly s
 }
 
 const PRF_DOCS = 5;
+
+/**
+ * What the features read of a doc, computed once per doc (a caller may keep it: the same abstracts come back
+ * claim after claim): its sentences' tokens and index terms, its title's terms, and its sentences' SIF vectors.
+ */
+export interface AnalysedDoc {
+  tokens: string[][];
+  terms: string[][];
+  title: string[];
+  sif?: Float32Array[];
+}
+
+/** Analyses one stored doc (`term` as in FeatureContext; `sif` when the word-vector family can be computed). */
+export function analyseDoc(
+  doc: StoredDoc,
+  term: (token: string) => string | undefined,
+  sif?: SentenceVector,
+): AnalysedDoc {
+  const termsOf = (tokens: string[]) => tokens.map((t) => term(t) ?? "");
+  const tokens = doc.sentences.map((s) => tokenize(s));
+  return {
+    tokens,
+    terms: tokens.map(termsOf),
+    title: termsOf(tokenize(doc.title ?? "")),
+    sif: sif && tokens.map(sif),
+  };
+}
 
 /** Features of the first `rows.length` candidates in `rows` (indices into ctx.cands). */
 export function computeFeatures(
@@ -96,11 +122,10 @@ export function computeFeatures(
         out.push(c.dense[v], norm.dense[v][i], 1 / Math.log2(2 + c.denseRank[v]), norm.dense[v][i] * lexConf);
       }
     }
-    let sentTokens: string[][] | undefined;
-    if (on.has("coverage") || on.has("numbers")) sentTokens = doc.sentences.map((s) => tokenize(s));
-    if (on.has("coverage") && sentTokens) {
+    const sentTokens = doc.tokens;
+    if (on.has("coverage")) {
       out.push(c.coverage);
-      const sentTerms = sentTokens.map(termsOf);
+      const sentTerms = doc.terms;
       let best = 0;
       for (const toks of sentTerms) {
         const seen = new Set(toks);
@@ -109,12 +134,12 @@ export function computeFeatures(
         best = Math.max(best, s / totalIdf);
       }
       out.push(best, proximity(queryOrder, sentTerms.flat()));
-      const titleSet = new Set(termsOf(tokenize(doc.title ?? "")));
+      const titleSet = new Set(doc.title);
       let t = 0;
       for (const q of ctx.query) if (titleSet.has(q.term)) t += q.idf;
       out.push(t / totalIdf, Math.log1p(sentTokens.reduce((n, x) => n + x.length, 0)));
     }
-    if (on.has("numbers") && sentTokens) {
+    if (on.has("numbers")) {
       const docSet = new Set(sentTokens.flat());
       const hit = claimNumbers.filter((n) => docSet.has(n)).length;
       out.push(hit, claimNumbers.length - hit);
@@ -124,9 +149,7 @@ export function computeFeatures(
     }
     if (on.has("wordvec")) {
       let best = 0;
-      if (ctx.claimSif && ctx.sentenceSif) {
-        for (const s of ctx.sentenceSif(doc.sentences)) best = Math.max(best, dotf(ctx.claimSif, s));
-      }
+      if (ctx.claimSif && doc.sif) for (const s of doc.sif) best = Math.max(best, dotf(ctx.claimSif, s));
       out.push(best);
     }
     return Float32Array.from(out);

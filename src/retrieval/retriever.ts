@@ -12,12 +12,14 @@ import { tokenize } from "../text/tokenize.ts";
 import type { Claim, Task1Prediction } from "../types.ts";
 import type { CrossEncoderStage } from "./byo.ts";
 import { type Candidate, type CandidateDepth, DEFAULT_DEPTH, gatherCandidates } from "./candidates.ts";
-import { computeFeatures, type Family } from "./features.ts";
+import { type AnalysedDoc, analyseDoc, computeFeatures, type Family } from "./features.ts";
 import { type FusionRule, type FusionWeights, linearFusion, order, rrfCombine } from "./fusion.ts";
 import type { Reranker } from "./reranker.ts";
 
 /** Longest claim accepted; ClimateCheck claims are one or two sentences. */
 export const MAX_CLAIM_CHARS = 5000;
+/** Analysed docs kept by a retriever (about 25 KB each, with their sentence vectors). */
+const DOC_MEMO = 4096;
 
 export interface QueryEncoder {
   name: string;
@@ -156,7 +158,7 @@ export class Retriever {
   /** Features of the top `depth` fused candidates of a stage-1 result (rows in fused order). */
   features(s: Stage1, families: readonly Family[], depth: number): { rows: number[]; x: Float32Array[] } {
     const rows = s.order.slice(0, depth);
-    const docs = rows.map((i) => this.index.docs.get(s.cands[i].docno));
+    const docs = rows.map((i) => this.analysedDoc(s.cands[i].docno));
     const docVectors: Record<string, Float32Array[]> = {};
     for (const n of this.vectorSets)
       docVectors[n] = rows.map((i) => this.index.vectors[n].vector(s.cands[i].docno));
@@ -171,7 +173,6 @@ export class Retriever {
         docs,
         docVectors,
         claimSif: words ? unit(words.sif(tokenize(s.claim))) : undefined,
-        sentenceSif: words ? (sents) => this.sentenceVectors(sents) : undefined,
       },
       rows,
       families,
@@ -180,19 +181,27 @@ export class Retriever {
     return { rows, x };
   }
 
-  /** SIF vectors of sentences, memoised: the same abstracts come back claim after claim. */
-  private readonly sifMemo = new Map<string, Float32Array>();
-  private sentenceVectors(sentences: string[]): Float32Array[] {
-    const words = this.words as WordSif;
-    return sentences.map((t) => {
-      let v = this.sifMemo.get(t);
-      if (!v) {
-        if (this.sifMemo.size >= 200_000) this.sifMemo.clear();
-        v = unit(words.sif(tokenize(t)));
-        this.sifMemo.set(t, v);
-      }
-      return v;
-    });
+  /**
+   * Analysed docs by docno, the DOC_MEMO most recently used: popular abstracts come back claim after claim, and
+   * tokenising, stemming and embedding their sentences was most of the feature time.
+   */
+  private readonly docMemo = new Map<number, AnalysedDoc>();
+  private analysedDoc(docno: number): AnalysedDoc {
+    let a = this.docMemo.get(docno);
+    if (a) {
+      // A Map iterates in insertion order: re-inserting keeps the least recently used first.
+      this.docMemo.delete(docno);
+    } else {
+      const words = this.words;
+      a = analyseDoc(
+        this.index.docs.get(docno),
+        (t) => this.index.bm25.term(t),
+        words && ((tokens) => unit(words.sif(tokens))),
+      );
+      if (this.docMemo.size >= DOC_MEMO) this.docMemo.delete(this.docMemo.keys().next().value as number);
+    }
+    this.docMemo.set(docno, a);
+    return a;
   }
 
   /** Final ranking of a stage-1 result: re-ranked head, then the rest in fused order. */

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { dotRows } from "../src/index/ivf.ts";
+import { simdDots } from "../src/index/simd-dots.ts";
+import { VectorSet } from "../src/index/vectors.ts";
+import { mulberry32 } from "../src/learning/random.ts";
+import { tempDir } from "./retrieval-fixtures.ts";
+
+const random = (n: number, seed: number) => {
+  const rnd = mulberry32(seed);
+  return Float32Array.from({ length: n }, () => rnd() * 2 - 1);
+};
+
+test("SIMD kernel: each row's dot product with the query, as the float64 loop gives it to float32 rounding", () => {
+  for (const dim of [4, 100, 512]) {
+    const rows = 37;
+    const k = simdDots((rows * dim + dim + rows) * 4, dim);
+    assert.ok(k, "Node 20 has WebAssembly SIMD");
+    const data = new Float32Array(k.memory.buffer, 0, rows * dim);
+    data.set(random(rows * dim, dim));
+    const queryAt = rows * dim * 4;
+    const query = new Float32Array(k.memory.buffer, queryAt, dim);
+    query.set(random(dim, 7));
+    const outAt = queryAt + dim * 4;
+    const out = new Float32Array(k.memory.buffer, outAt, rows);
+    // Rows 5..36 only: the offsets are honoured and nothing outside them is written.
+    out.fill(-99);
+    k.dots(queryAt, 5 * dim * 4, rows - 5, dim, outAt + 5 * 4);
+    for (let r = 0; r < rows; r++) {
+      if (r < 5) assert.equal(out[r], -99);
+      else
+        assert.ok(
+          Math.abs(out[r] - dotRows(query, 0, data, r * dim, dim)) < 1e-4 * Math.sqrt(dim),
+          `row ${r}`,
+        );
+    }
+  }
+});
+
+test("SIMD kernel is declined for widths that are not a multiple of 4; VectorSet then keeps the exact loop", () => {
+  assert.equal(simdDots(1024, 6), null);
+  const dim = 6;
+  const n = 50;
+  const data = random(n * dim, 3);
+  const path = join(tempDir(), "v.f32");
+  writeFileSync(path, new Uint8Array(data.buffer));
+  const set = new VectorSet(path, dim, n);
+  const q = random(dim, 9);
+  const hits = set.search(q, 5);
+  const exact = [...Array(n).keys()].map((d) => dotRows(q, 0, data, d * dim, dim));
+  assert.deepEqual(
+    hits.map((h) => h.docno),
+    [...Array(n).keys()].sort((a, b) => exact[b] - exact[a]).slice(0, 5),
+  );
+  assert.equal(set.score(q, 3), exact[3]);
+});
+
+test("VectorSet on the SIMD kernel: search and score agree with each other and with the exact ranking", () => {
+  const dim = 64;
+  const n = 300;
+  const data = random(n * dim, 11);
+  const path = join(tempDir(), "v.f32");
+  writeFileSync(path, new Uint8Array(data.buffer));
+  const set = new VectorSet(path, dim, n);
+  const q = random(dim, 12);
+  const hits = set.search(q, 10);
+  const exact = [...Array(n).keys()].map((d) => dotRows(q, 0, data, d * dim, dim));
+  assert.deepEqual(
+    hits.map((h) => h.docno),
+    [...Array(n).keys()].sort((a, b) => exact[b] - exact[a]).slice(0, 10),
+  );
+  for (const h of hits) assert.equal(set.score(q, h.docno), h.score);
+  assert.deepEqual(Array.from(set.vector(17)), Array.from(data.subarray(17 * dim, 18 * dim)));
+});
