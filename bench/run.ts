@@ -24,6 +24,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "first-run": () => import("./first-run.ts"),
   queue: () => import("./queue.ts"),
   trust: () => import("./trust.ts"),
+  "byo-models": () => import("./byo-models.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

@@ -204,6 +204,7 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
     abstracts: 8,
     verifier: "rules",
     retrieval: "bm25",
+    backends: { narratives: "builtin", retrieval: "bm25", verification: "rules" },
     in_flight: 0,
     pid: process.pid,
     corpus: { name: "corpus.jsonl", abstracts: 8, builtin: false, note: null },

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { TINY_NLI_ROWS, writeTinyModel } from "../bench/fixtures/tiny-models.ts";
 import { LABELS } from "../src/types.ts";
 import {
   loadTransformers,
@@ -13,167 +14,12 @@ import { aggregateSentences, classProbs, resolveLabelMap } from "../src/verifica
 import { openVerifier, resolveVerifierConfig } from "../src/verification/config.ts";
 import { abstractSentences, type Verifier, type VerifyPair } from "../src/verification/verifier.ts";
 
-// A tiny NLI "cross-encoder" built here, so the real loading path (tokenizer.json, config.json, ONNX through
-// onnxruntime-node) runs without any download. logits = sum over unmasked tokens of a per-token row; classes in
-// MNLI order contradiction, entailment, neutral: "true" votes entailment, "false" contradiction, any unknown
-// word neutral.
-const VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "sea", "level", "rises", "true", "false"];
-const ROWS: Record<string, [number, number, number]> = {
-  "[UNK]": [0, 0, 1],
-  true: [0, 5, 0],
-  false: [5, 0, 0],
-};
-
-/** Protobuf wire format, just what an ONNX ModelProto needs (varints and length-delimited fields). */
-const pb = {
-  varint(n: number | bigint): number[] {
-    const out: number[] = [];
-    let v = BigInt(n);
-    do {
-      let b = Number(v & 0x7fn);
-      v >>= 7n;
-      if (v) b |= 0x80;
-      out.push(b);
-    } while (v);
-    return out;
-  },
-  cat(parts: Uint8Array[]): Uint8Array {
-    const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-    let k = 0;
-    for (const p of parts) {
-      out.set(p, k);
-      k += p.length;
-    }
-    return out;
-  },
-  int: (field: number, v: number) => Uint8Array.from([...pb.varint(field << 3), ...pb.varint(v)]),
-  bytes: (field: number, b: Uint8Array) =>
-    pb.cat([Uint8Array.from([...pb.varint((field << 3) | 2), ...pb.varint(b.length)]), b]),
-  str: (field: number, s: string) => pb.bytes(field, new TextEncoder().encode(s)),
-  msg: (field: number, ...parts: Uint8Array[]) => pb.bytes(field, pb.cat(parts)),
-};
-
-// ONNX field numbers (onnx.proto3): TensorProto dims=1 data_type=2 name=8 raw_data=9; NodeProto input=1 output=2
-// name=3 op_type=4 attribute=5; AttributeProto name=1 i=3 type=20; GraphProto node=1 name=2 initializer=5 input=11
-// output=12; ModelProto ir_version=1 producer_name=2 graph=7 opset_import=8.
-const FLOAT = 1;
-const INT64 = 7;
-const tensor = (name: string, dims: number[], type: number, data: Float32Array | BigInt64Array) =>
-  pb.msg(
-    5,
-    ...dims.map((d) => pb.int(1, d)),
-    pb.int(2, type),
-    pb.str(8, name),
-    pb.bytes(9, new Uint8Array(data.buffer)),
-  );
-const valueInfo = (field: number, name: string, type: number, dims: (number | string)[]) =>
-  pb.msg(
-    field,
-    pb.str(1, name),
-    pb.msg(
-      2,
-      pb.msg(
-        1,
-        pb.int(1, type),
-        pb.msg(2, ...dims.map((d) => pb.msg(1, typeof d === "number" ? pb.int(1, d) : pb.str(2, d)))),
-      ),
-    ),
-  );
-const node = (op: string, inputs: string[], output: string, attr?: [string, number]) =>
-  pb.msg(
-    1,
-    ...inputs.map((i) => pb.str(1, i)),
-    pb.str(2, output),
-    pb.str(3, output),
-    pb.str(4, op),
-    ...(attr ? [pb.msg(5, pb.str(1, attr[0]), pb.int(3, attr[1]), pb.int(20, 2))] : []),
-  );
-
-function onnxModel(): Uint8Array {
-  const table = new Float32Array(VOCAB.length * 3);
-  for (const [i, w] of VOCAB.entries()) table.set(ROWS[w] ?? [0, 0, 0], i * 3);
-  const graph = pb.msg(
-    7,
-    node("Gather", ["table", "input_ids"], "token_logits", ["axis", 0]),
-    node("Cast", ["attention_mask"], "mask", ["to", FLOAT]),
-    node("Unsqueeze", ["mask", "axis2"], "mask3"),
-    node("Mul", ["token_logits", "mask3"], "masked"),
-    node("ReduceSum", ["masked", "axis1"], "logits", ["keepdims", 0]),
-    pb.str(2, "tiny-nli"),
-    tensor("table", [VOCAB.length, 3], FLOAT, table),
-    tensor("axis1", [1], INT64, BigInt64Array.of(1n)),
-    tensor("axis2", [1], INT64, BigInt64Array.of(2n)),
-    valueInfo(11, "input_ids", INT64, ["batch", "seq"]),
-    valueInfo(11, "attention_mask", INT64, ["batch", "seq"]),
-    valueInfo(12, "logits", FLOAT, ["batch", 3]),
-  );
-  return pb.cat([
-    pb.int(1, 8),
-    pb.str(2, "climatecheck-test"),
-    graph,
-    pb.msg(8, pb.str(1, ""), pb.int(2, 13)),
-  ]);
-}
-
-function tokenizerJson(): object {
-  const special = (id: number) => ({
-    id,
-    content: VOCAB[id],
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: false,
-    special: true,
-  });
-  const tok = (id: string, typeId: number) => ({ SpecialToken: { id, type_id: typeId } });
-  const seq = (id: string, typeId: number) => ({ Sequence: { id, type_id: typeId } });
-  return {
-    version: "1.0",
-    truncation: null,
-    padding: null,
-    added_tokens: [0, 1, 2, 3].map(special),
-    normalizer: { type: "Lowercase" },
-    pre_tokenizer: { type: "Whitespace" },
-    post_processor: {
-      type: "TemplateProcessing",
-      single: [tok("[CLS]", 0), seq("A", 0), tok("[SEP]", 0)],
-      pair: [tok("[CLS]", 0), seq("A", 0), tok("[SEP]", 0), seq("B", 1), tok("[SEP]", 1)],
-      special_tokens: {
-        "[CLS]": { id: "[CLS]", ids: [2], tokens: ["[CLS]"] },
-        "[SEP]": { id: "[SEP]", ids: [3], tokens: ["[SEP]"] },
-      },
-    },
-    decoder: { type: "WordPiece", prefix: "##", cleanup: true },
-    model: {
-      type: "WordPiece",
-      unk_token: "[UNK]",
-      continuing_subword_prefix: "##",
-      max_input_chars_per_word: 100,
-      vocab: Object.fromEntries(VOCAB.map((w, i) => [w, i])),
-    },
-  };
-}
-
-/** A model folder: transformers.js layout (onnx/model.onnx) or Optimum's (model.onnx at the top). */
-function writeModel(dir: string, layout: "onnx" | "top" = "onnx"): string {
-  const onnxDir = layout === "onnx" ? join(dir, "onnx") : dir;
-  mkdirSync(onnxDir, { recursive: true });
-  writeFileSync(join(onnxDir, "model.onnx"), onnxModel());
-  const id2label = { 0: "contradiction", 1: "entailment", 2: "neutral" };
-  writeFileSync(join(dir, "config.json"), JSON.stringify({ model_type: "deberta-v2", id2label }));
-  writeFileSync(
-    join(dir, "tokenizer_config.json"),
-    JSON.stringify({
-      model_max_length: 64,
-      cls_token: "[CLS]",
-      sep_token: "[SEP]",
-      pad_token: "[PAD]",
-      unk_token: "[UNK]",
-    }),
-  );
-  writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(tokenizerJson()));
-  return dir;
-}
+// The tiny NLI model of bench/fixtures/tiny-models.ts, so the real loading path (tokenizer.json, config.json, ONNX
+// through onnxruntime-node) runs without any download. logits = sum over unmasked tokens of a per-token row; classes
+// in MNLI order contradiction, entailment, neutral: "true" votes entailment, "false" contradiction, any unknown word
+// neutral.
+const writeModel = (dir: string, layout: "onnx" | "top" = "onnx") =>
+  writeTinyModel(dir, { kind: "nli", rows: TINY_NLI_ROWS, layout });
 
 // The runtime is an optional package (not installed by `npm ci`; .ci/run installs it): without it, these are skipped.
 const runtime = await loadTransformers().then(

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { DataError } from "../data/errors.ts";
 import { PACKAGE_ROOT } from "../data/paths.ts";
+import { ChatError } from "../verification/chat-client.ts";
 import { registerCommands } from "./commands/index.ts";
 
 const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
@@ -39,6 +40,11 @@ try {
   if (e instanceof DataError) {
     process.stderr.write(`climatecheck: ${e.message}\n`);
     process.exit(2);
+  }
+  // An endpoint that never gave a usable answer: its stage, URL and reasons, without a stack trace.
+  if (e instanceof ChatError) {
+    process.stderr.write(`climatecheck: ${e.message}\n`);
+    process.exit(1);
   }
   throw e;
 }

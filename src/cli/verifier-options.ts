@@ -15,6 +15,9 @@ export function addVerifierOptions(command: Command, scope = ""): Command {
       "--backend <name>",
       `${scope}verifier backend (${BACKENDS.join(", ")}); default: the config's, else builtin`,
     )
-    .option("--config <file>", `${scope}verifier config JSON (backend settings)`)
+    .option(
+      "--config <file>",
+      "profile JSON: each stage's backend and settings (retrieval, verification, narratives; see README), or a verifier config",
+    )
     .option("--model-dir <dir>", `${scope}folder of a local ONNX NLI model (selects the onnx backend)`);
 }

@@ -7,6 +7,8 @@ import { resolve } from "node:path";
 import { readClaims, writeTask1Predictions, writeTask2Predictions } from "../data/climatecheck.ts";
 import { DataError } from "../data/errors.ts";
 import { readManifest } from "../index/schema.ts";
+import type { NarrativesConfig } from "../narratives/config.ts";
+import type { RetrievalConfig } from "../retrieval/byo.ts";
 import { checkClaim } from "../retrieval/retriever.ts";
 import type { Claim, Task1Prediction } from "../types.ts";
 import type { VerifierConfig } from "../verification/config.ts";
@@ -26,9 +28,12 @@ export interface PredictBatchOptions {
   k?: number;
   verifier?: VerifierConfig;
   reranker?: string | null;
-  /** Task 2: the model without the sentence encoder, or another model file. */
+  /** Task 1: a profile's retrieval section (its own ONNX models). */
+  retrieval?: RetrievalConfig;
+  /** Task 2: the model without the sentence encoder, or another model file, or a profile's narratives backend. */
   fast?: boolean;
   model?: string;
+  narratives?: NarrativesConfig;
   /** Worker threads, each with its own models; 0 = one lane in this thread. Default DEFAULT_WORKERS. */
   workers?: number;
   /** Claims per chunk (the unit of checkpointing). */
@@ -82,21 +87,31 @@ export type LaneSpec =
 
 export type PredictInputs = Pick<
   PredictBatchOptions,
-  "task" | "claims" | "index" | "k" | "verifier" | "reranker" | "fast" | "model" | "onSkip"
+  | "task"
+  | "claims"
+  | "index"
+  | "k"
+  | "verifier"
+  | "reranker"
+  | "retrieval"
+  | "fast"
+  | "model"
+  | "narratives"
+  | "onSkip"
 >;
 
 /** Reads and checks the claims and fixes the run's parameters; shared by predict and `queue submit`. */
 export async function planPredict(o: PredictInputs): Promise<PredictPlan> {
   const all = await readClaims(o.claims);
   if (o.task === 2) {
-    const lane: LaneSpec = { kind: "task2", options: { fast: o.fast, model: o.model } };
-    return {
-      task: 2,
-      all,
-      claims: all,
-      identity: identity({ task: 2, model: narrativesModelPath(o) }, all),
-      lane,
+    const byo = o.narratives && o.narratives.backend !== "builtin" ? o.narratives : undefined;
+    const lane: LaneSpec = {
+      kind: "task2",
+      options: { fast: o.fast, model: o.model, ...(byo ? { narratives: byo } : {}) },
     };
+    // The built-in run's identity is unchanged, so its checkpoints stay valid.
+    const params = byo ? { task: 2, narratives: byo } : { task: 2, model: narrativesModelPath(o) };
+    return { task: 2, all, claims: all, identity: identity(params, all), lane };
   }
   const claims = all.filter((c) => {
     try {
@@ -123,7 +138,12 @@ export async function planPredict(o: PredictInputs): Promise<PredictPlan> {
     verifier,
     reranker: o.reranker === undefined ? "shipped" : o.reranker,
   };
-  const lane: LaneSpec = { kind: "task1", options: { index, k, verifier, reranker: o.reranker } };
+  const byo = o.retrieval && o.retrieval.backend !== "builtin" ? o.retrieval : undefined;
+  const lane: LaneSpec = {
+    kind: "task1",
+    options: { index, k, verifier, reranker: o.reranker, ...(byo ? { retrieval: byo } : {}) },
+  };
+  if (byo) Object.assign(params, { retrieval: byo });
   return { task: 1, all, claims, identity: identity(params, claims), lane };
 }
 

@@ -3,6 +3,7 @@
  * verdict for each claim-abstract pair (verification). Each lane holds its own retriever and verifier.
  */
 import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
+import type { RetrievalConfig } from "../retrieval/byo.ts";
 import { openRetriever } from "../retrieval/load.ts";
 import type { Claim, Label } from "../types.ts";
 import { openBuiltinVerifier } from "../verification/builtin.ts";
@@ -16,6 +17,8 @@ export interface Task1LaneOptions {
   verifier: VerifierConfig;
   /** Re-ranker file; null = stage 1 only; undefined = the shipped one when present. */
   reranker?: string | null;
+  /** A profile's retrieval section (its own ONNX models); default: the built-in retrieval. */
+  retrieval?: RetrievalConfig;
   /**
    * In-process lane with the built-in verifier: USE-lite worker threads for all sentence encoding (default 0 =
    * in this thread). predict sets 2 for runs long enough to repay starting them.
@@ -57,7 +60,7 @@ export async function openTask1Lane(
   try {
     // The pool is the retriever's claim encoder: one chunk's claims are encoded off this thread while another
     // chunk is retrieved on it.
-    opened = await openRetriever(o.index, { model: o.reranker, useEncoder: pool });
+    opened = await openRetriever(o.index, { model: o.reranker, useEncoder: pool, retrieval: o.retrieval });
     verifier = await laneVerifier(o, pool);
   } catch (e) {
     await opened?.close();
@@ -68,10 +71,10 @@ export async function openTask1Lane(
   return {
     concurrency: pool ? POOLED_LANE_CONCURRENCY : 1,
     async process(claims) {
-      const stages = await retriever.stage1(claims.map((c) => c.text));
+      const ranked = await retriever.rankAll(await retriever.stage1(claims.map((c) => c.text)), o.k);
       const pairs: VerifyPair[] = [];
-      const hits = stages.map((s, i) =>
-        retriever.rank(s, o.k).map((h) => {
+      const hits = ranked.map((found, i) =>
+        found.map((h) => {
           const doc = retriever.index.docs.get(h.docno);
           pairs.push({
             claimId: claims[i].id,

@@ -8,6 +8,7 @@ import {
   NarrativeClassifier,
   readNarrativeModel,
 } from "../narratives/classifier.ts";
+import { type NarrativesConfig, openNarrativesBackend } from "../narratives/config.ts";
 import type { Claim } from "../types.ts";
 import type { Lane } from "./batch.ts";
 
@@ -16,6 +17,8 @@ export interface Task2LaneOptions {
   fast?: boolean;
   /** A model file other than the shipped one. */
   model?: string;
+  /** A profile's narratives backend (e.g. a chat model) instead of the shipped classifier. */
+  narratives?: NarrativesConfig;
 }
 
 /** One claim's codes. */
@@ -29,6 +32,15 @@ export async function openTask2Lane(
   o: Task2LaneOptions,
   where: { inWorker: boolean },
 ): Promise<Lane<Claim, Task2Result>> {
+  if (o.narratives && o.narratives.backend !== "builtin") {
+    const backend = openNarrativesBackend(o.narratives);
+    return {
+      async process(claims) {
+        return (await backend.classify(claims.map((c) => c.text))).map((p) => p.codes);
+      },
+      async close() {},
+    };
+  }
   const json = await readNarrativeModel(narrativesModelPath(o));
   // In a worker thread the encoder runs in-process: the lanes already use the cores.
   const encoder: SentenceEncoder | undefined = json.encoder

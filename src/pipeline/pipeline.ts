@@ -9,7 +9,7 @@
  * stores instead of splitting abstracts again; only the verifier's few candidate sentences per abstract are new.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import type { StoredDoc } from "../index/schema.ts";
@@ -20,6 +20,8 @@ import {
   NarrativeClassifier,
   readNarrativeModel,
 } from "../narratives/classifier.ts";
+import { type NarrativesConfig, openNarrativesBackend } from "../narratives/config.ts";
+import type { RetrievalConfig } from "../retrieval/byo.ts";
 import { openRetriever } from "../retrieval/load.ts";
 import { checkClaim, type Retriever } from "../retrieval/retriever.ts";
 import { loadScopeDetector, type ScopeDetector, scopeOf } from "../scope/scope.ts";
@@ -60,6 +62,8 @@ export interface Pipeline {
    * lacking a vector set the re-ranker needs falls back to "fused", so this is worth showing at start-up.
    */
   readonly retrieval: "re-ranked" | "fused" | "bm25";
+  /** The backend of every stage, e.g. {narratives: "builtin:full", retrieval: "bm25+...", verification: "onnx:..."}. */
+  readonly backends: { narratives: string; retrieval: string; verification: string };
   check(claim: string, options?: { k?: number }): Promise<CheckResult>;
   narratives(claim: string): Promise<{ narratives: NarrativeHit[]; p_narrative: number }>;
   verify(claim: string, abstract: string | AbstractText): Promise<PairVerdict>;
@@ -75,6 +79,10 @@ export interface PipelineOptions {
   verifier?: VerifierConfig;
   /** The narratives model without the sentence encoder, and stage-1 retrieval without the re-ranker. */
   fast?: boolean;
+  /** A profile's retrieval section (its own ONNX models); default: the built-in retrieval. */
+  retrieval?: RetrievalConfig;
+  /** A profile's narratives section (e.g. a chat model); default: the shipped classifier. */
+  narratives?: NarrativesConfig;
   /** Progress of building the default index. */
   onIndexProgress?: (p: DefaultIndexProgress) => void;
 }
@@ -84,6 +92,8 @@ export interface PipelineParts {
   retriever: Retriever;
   verifier: Verifier;
   classifier: Pick<NarrativeClassifier, "classify">;
+  /** The narratives backend's name (default "builtin"). */
+  narrativesName?: string;
   /** The relevance gate; without one every abstract counts as about the claim (relevance null). */
   relevance?: Pick<RelevanceGate, "probability">;
   /** The climate classifier of the scope check; without one only the language is checked (p_climate null). */
@@ -188,7 +198,17 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     indexDir: retriever.index.dir,
     verifierName: verifier.name,
     abstracts: docs.size,
-    retrieval: retriever.reranker ? "re-ranked" : retriever.vectorSets.length ? "fused" : "bm25",
+    retrieval:
+      retriever.reranker || retriever.crossEncoders
+        ? "re-ranked"
+        : retriever.vectorSets.length
+          ? "fused"
+          : "bm25",
+    backends: {
+      narratives: parts.narrativesName ?? "builtin",
+      retrieval: retriever.description,
+      verification: verifier.name,
+    },
 
     async check(claim, options = {}) {
       const k = options.k ?? DEFAULT_K;
@@ -305,7 +325,10 @@ export async function openPipeline(options: PipelineOptions = {}): Promise<Pipel
     for (const c of closers.reverse()) await c();
   };
   try {
-    const { retriever, close } = await openRetriever(indexDir, options.fast ? { model: null } : {});
+    const { retriever, close } = await openRetriever(indexDir, {
+      ...(options.fast ? { model: null } : {}),
+      retrieval: options.retrieval,
+    });
     closers.push(close);
     // One in-process encoder for the narratives model and the built-in verifier.
     let encoder: SentenceEncoder | undefined;
@@ -317,8 +340,19 @@ export async function openPipeline(options: PipelineOptions = {}): Promise<Pipel
       }
       return encoder;
     };
-    const json = await readNarrativeModel(narrativesModelPath(options.fast ?? false));
-    const classifier = new NarrativeClassifier(json, json.encoder ? await sharedEncoder() : undefined);
+    const narratives = options.narratives ?? { backend: "builtin" };
+    let classifier: Pick<NarrativeClassifier, "classify">;
+    let narrativesName: string;
+    if (narratives.backend === "builtin") {
+      const path = narrativesModelPath(options.fast ?? false);
+      const json = await readNarrativeModel(path);
+      classifier = new NarrativeClassifier(json, json.encoder ? await sharedEncoder() : undefined);
+      narrativesName = `builtin:${basename(path, ".json")}`;
+    } else {
+      const backend = openNarrativesBackend(narratives);
+      classifier = backend;
+      narrativesName = backend.name;
+    }
     const config = options.verifier ?? { backend: "builtin" };
     const verifier =
       config.backend === "builtin"
@@ -327,7 +361,15 @@ export async function openPipeline(options: PipelineOptions = {}): Promise<Pipel
     closers.push(() => verifier.close());
     const scope = await loadScopeDetector();
     const relevance = await loadRelevanceGate((t) => scope.pClimate(t));
-    return createPipeline({ retriever, verifier, classifier, relevance, scope, close: closeAll });
+    return createPipeline({
+      retriever,
+      verifier,
+      classifier,
+      narrativesName,
+      relevance,
+      scope,
+      close: closeAll,
+    });
   } catch (e) {
     await closeAll();
     throw e;

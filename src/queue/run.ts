@@ -8,9 +8,11 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { DataError } from "../data/errors.ts";
 import { FILES } from "../index/schema.ts";
+import type { NarrativesConfig } from "../narratives/config.ts";
 import type { RunIdentity } from "../pipeline/batch-checkpoint.ts";
 import type { LaneSpec } from "../pipeline/batch-predict.ts";
 import { narrativesModelPath } from "../pipeline/batch-task2.ts";
+import type { RetrievalConfig } from "../retrieval/byo.ts";
 import { RERANKER_PATH } from "../retrieval/load.ts";
 import { DEFAULT_MODEL_PATH } from "../verification/builtin.ts";
 import type { VerifierConfig } from "../verification/config.ts";
@@ -20,8 +22,46 @@ export const RUN_FORMAT = "climatecheck-queue/1";
 
 /** What a worker needs to rebuild a run's lanes on its own machine (no local paths but the verifier's). */
 export type RunLane =
-  | { kind: "task1"; k: number; verifier: VerifierConfig; reranker?: string | null }
-  | { kind: "task2"; fast: boolean };
+  | {
+      kind: "task1";
+      k: number;
+      verifier: VerifierConfig;
+      reranker?: string | null;
+      /** A profile's own retrieval models (absent: built-in). */
+      retrieval?: RetrievalConfig;
+    }
+  | { kind: "task2"; fast: boolean; narratives?: NarrativesConfig };
+
+/** A worker's own profile (`queue work --config`): the same stage settings, with this machine's model folders. */
+export interface LocalProfile {
+  retrieval?: RetrievalConfig;
+  verification?: VerifierConfig;
+  narratives?: NarrativesConfig;
+}
+
+/** A stage's settings without its model folders, which differ from machine to machine. */
+const settings = (x: unknown) => JSON.stringify(x, (k, v) => (k === "modelDir" ? undefined : v));
+const own = <T extends { backend: string }>(c: T | undefined) =>
+  c && c.backend !== "builtin" ? c : undefined;
+
+/**
+ * The run's stage on this machine: when both the run and this machine's profile use their own models for it, the
+ * profile's folders (the other settings must agree, else why not); otherwise the run's settings as recorded.
+ */
+function localStage<T extends { backend: string }>(
+  stage: string,
+  run: T | undefined,
+  mine: T | undefined,
+): { use?: T; why?: string } {
+  const r = own(run);
+  const m = own(mine);
+  if (!r || !m) return { use: run };
+  if (settings(r) !== settings(m))
+    return {
+      why: `its ${stage} settings ${settings(r)} differ from this worker's profile (${settings(m)}); use the submitting machine's profile with this machine's model folders`,
+    };
+  return { use: m };
+}
 
 export interface RunRecord {
   format: typeof RUN_FORMAT;
@@ -56,25 +96,50 @@ export function indexFingerprint(dir: string): string {
 /** The model files a run's lanes load, by role, with their sha256 on this machine. */
 export function modelFingerprints(lane: RunLane): Record<string, string> {
   const file = (path: string) => (existsSync(path) ? sha256(readFileSync(path)) : "missing");
-  if (lane.kind === "task2") return { narratives: file(narrativesModelPath({ fast: lane.fast })) };
+  // A stage on the profile's own models loads no shipped model file.
+  const own = (c: { backend: string } | undefined) => c !== undefined && c.backend !== "builtin";
+  if (lane.kind === "task2")
+    return own(lane.narratives) ? {} : { narratives: file(narrativesModelPath({ fast: lane.fast })) };
   const out: Record<string, string> = {};
   if (lane.verifier.backend === "builtin") out.verifier = file(lane.verifier.model ?? DEFAULT_MODEL_PATH);
+  if (own(lane.retrieval)) return out;
   const reranker = lane.reranker === undefined ? RERANKER_PATH : lane.reranker;
   if (reranker !== null)
     out.reranker = existsSync(reranker) || lane.reranker !== undefined ? file(reranker) : "none";
   return out;
 }
 
-/** The lanes of a run on this machine: its parameters with this machine's index. */
-export function localLane(lane: RunLane, index: string | undefined): LaneSpec {
-  if (lane.kind === "task2") return { kind: "task2", options: { fast: lane.fast } };
+/** The lanes of a run on this machine: its parameters with this machine's index (and profile's model folders). */
+export function localLane(lane: RunLane, index: string | undefined, profile: LocalProfile = {}): LaneSpec {
+  if (lane.kind === "task2") {
+    const narratives = localStage("narratives", lane.narratives, profile.narratives).use;
+    return { kind: "task2", options: { fast: lane.fast, ...(narratives ? { narratives } : {}) } };
+  }
   if (!index) throw new Error("a task 1 run needs an index");
-  return { kind: "task1", options: { index, k: lane.k, verifier: lane.verifier, reranker: lane.reranker } };
+  const retrieval = localStage("retrieval", lane.retrieval, profile.retrieval).use;
+  const verifier = localStage("verification", lane.verifier, profile.verification).use ?? lane.verifier;
+  return {
+    kind: "task1",
+    options: { index, k: lane.k, verifier, reranker: lane.reranker, ...(retrieval ? { retrieval } : {}) },
+  };
 }
 
 /** Why this machine cannot work on a run (its index or a model differs), or undefined when it can. */
-export function mismatch(run: RunRecord, index: string | undefined): string | undefined {
+export function mismatch(
+  run: RunRecord,
+  index: string | undefined,
+  profile: LocalProfile = {},
+): string | undefined {
   const short = (h: string | undefined) => (h ? h.slice(0, 12) : "none");
+  const stages =
+    run.lane.kind === "task1"
+      ? [
+          localStage("retrieval", run.lane.retrieval, profile.retrieval),
+          localStage("verification", run.lane.verifier, profile.verification),
+        ]
+      : [localStage("narratives", run.lane.narratives, profile.narratives)];
+  const why = stages.find((s) => s.why)?.why;
+  if (why) return why;
   if (run.lane.kind === "task1") {
     const mine = index && existsSync(join(index, FILES.manifest)) ? indexFingerprint(index) : undefined;
     if (mine !== run.fingerprints.index)

@@ -53,8 +53,13 @@ export async function submit(o: SubmitOptions): Promise<SubmitResult> {
           k: o.k ?? DEFAULT_K,
           verifier: plan.lane.options.verifier as VerifierConfig,
           reranker: o.reranker,
+          ...(plan.lane.options.retrieval ? { retrieval: plan.lane.options.retrieval } : {}),
         }
-      : { kind: "task2", fast: o.fast === true };
+      : {
+          kind: "task2",
+          fast: o.fast === true,
+          ...(plan.lane.options.narratives ? { narratives: plan.lane.options.narratives } : {}),
+        };
   const fingerprints = {
     index: plan.lane.kind === "task1" ? indexFingerprint(plan.lane.options.index) : undefined,
     models: modelFingerprints(lane),

@@ -9,7 +9,7 @@ import type { Lane } from "../pipeline/batch.ts";
 import { planLanes } from "../pipeline/batch-predict.ts";
 import type { Claim } from "../types.ts";
 import { connectRedis, QUEUE_PREFIX } from "./redis.ts";
-import { listRuns, localLane, mismatch, type RunRecord } from "./run.ts";
+import { type LocalProfile, listRuns, localLane, mismatch, type RunRecord } from "./run.ts";
 
 /** A chunk whose worker stops renewing its lock this long (ms) goes back to the queue. */
 export const DEFAULT_LOCK_MS = 30_000;
@@ -29,6 +29,8 @@ export interface WorkOptions {
   /** Stops taking chunks; the chunks in progress finish first. */
   signal: AbortSignal;
   log: (message: string) => void;
+  /** This machine's profile (`--config`): runs with their own models use its model folders. */
+  profile?: LocalProfile;
 }
 
 export interface WorkSummary {
@@ -67,7 +69,7 @@ export async function work(o: WorkOptions): Promise<WorkSummary> {
       for (const r of await listRuns(redis)) {
         if (refused.has(r.name) || !(await hasWork(redis, r.name))) continue;
         if (r.lane.kind === "task1") index ??= await o.index();
-        const why = mismatch(r, index);
+        const why = mismatch(r, index, o.profile);
         if (why) {
           refused.add(r.name);
           summary.refused.push({ run: r.name, reason: why });
@@ -82,7 +84,7 @@ export async function work(o: WorkOptions): Promise<WorkSummary> {
         await sleep(2000, o.signal);
         continue;
       }
-      const spec = localLane(run.lane, index);
+      const spec = localLane(run.lane, index, o.profile);
       const key = JSON.stringify(spec);
       if (open?.key !== key) {
         await open?.lane.close();

@@ -40,6 +40,12 @@ export function linearFusion(cands: Candidate[], weights: FusionWeights): number
   });
 }
 
+/** A named stage-1 scoring rule (e.g. "rrf k=60"). */
+export interface FusionRule {
+  name: string;
+  fuse(cands: Candidate[]): number[];
+}
+
 /** Reciprocal rank fusion (k = 60) over the BM25 list and each dense list. */
 export function rrfFusion(cands: Candidate[], k = 60): number[] {
   return cands.map((c) => {
@@ -47,6 +53,19 @@ export function rrfFusion(cands: Candidate[], k = 60): number[] {
     for (const r of Object.values(c.denseRank)) score += 1 / (k + 1 + r);
     return score;
   });
+}
+
+/** Reciprocal rank fusion of several score lists over the same items: sum of 1 / (k + 1 + rank), rank from 0. */
+export function rrfCombine(scoreLists: readonly number[][], k: number): number[] {
+  const n = scoreLists[0]?.length ?? 0;
+  const out = new Array<number>(n).fill(0);
+  for (const scores of scoreLists) {
+    const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    order.forEach((i, rank) => {
+      out[i] += 1 / (k + 1 + rank);
+    });
+  }
+  return out;
 }
 
 /** Candidate indices ordered by score, best first; ties by docno so results are deterministic. */

@@ -10,9 +10,10 @@ import type { OpenIndex } from "../index/open.ts";
 import { rm3Expand } from "../index/rm3.ts";
 import { tokenize } from "../text/tokenize.ts";
 import type { Claim, Task1Prediction } from "../types.ts";
+import type { CrossEncoderStage } from "./byo.ts";
 import { type Candidate, type CandidateDepth, DEFAULT_DEPTH, gatherCandidates } from "./candidates.ts";
 import { type AnalysedDoc, analyseDoc, computeFeatures, type Family } from "./features.ts";
-import { type FusionWeights, linearFusion, order } from "./fusion.ts";
+import { type FusionRule, type FusionWeights, linearFusion, order, rrfCombine } from "./fusion.ts";
 import type { Reranker } from "./reranker.ts";
 
 /** Longest claim accepted; ClimateCheck claims are one or two sentences. */
@@ -38,6 +39,10 @@ export interface RetrieverOptions {
   /** Stage 1 fusion when there is no re-ranker (default: BM25 alone). */
   fusion?: FusionWeights;
   depth?: CandidateDepth;
+  /** Stage 1 scores by this rule instead of linear fusion (a profile's own models: RRF, or the dense score alone). */
+  fusionRule?: FusionRule;
+  /** Cross-encoders over the top fused candidates (a profile's own models; instead of the trained re-ranker). */
+  crossEncoders?: CrossEncoderStage;
 }
 
 export interface RetrievedAbstract {
@@ -70,6 +75,8 @@ export class Retriever {
   private readonly words?: WordSif;
   readonly fusion: FusionWeights;
   readonly depth: CandidateDepth;
+  readonly fusionRule?: FusionRule;
+  readonly crossEncoders?: CrossEncoderStage;
 
   constructor(index: OpenIndex, options: RetrieverOptions = {}) {
     this.index = index;
@@ -98,6 +105,22 @@ export class Retriever {
     // The BM25 depth is the index's (chosen per corpus kind); the dense depth the re-ranker's.
     const depth = options.depth ?? this.reranker?.json.depth ?? DEFAULT_DEPTH;
     this.depth = { ...depth, bm25: options.depth?.bm25 ?? index.manifest.bm25?.depth ?? depth.bm25 };
+    this.fusionRule = options.fusionRule;
+    this.crossEncoders = options.crossEncoders;
+  }
+
+  /** What ranks the abstracts, e.g. "bm25+dense:onnx:e5/mean+norm/512 (rrf k=60)" (for /healthz and logs). */
+  get description(): string {
+    const sets = this.vectorSets.map((n) => `${n}:${this.encoders[n].name}`);
+    const first = ["bm25", ...sets].join("+");
+    const fusion = sets.length ? ` (${this.fusionRule?.name ?? "linear"})` : "";
+    const c = this.crossEncoders;
+    const second = c
+      ? ` > ${c.scorers.map((s) => s.name).join(", ")} on top ${c.topN}${c.scorers.length > 1 ? ` (rrf k=${c.rrfK})` : ""}`
+      : this.reranker
+        ? " > trained re-ranker"
+        : "";
+    return `${first}${fusion}${second}`;
   }
 
   /** Vector sets searched in stage 1. */
@@ -113,7 +136,7 @@ export class Retriever {
       const query = this.query(claim);
       const qv = Object.fromEntries(Object.keys(this.encoders).map((n) => [n, vectors[n][i]]));
       const cands = gatherCandidates(this.index, query, qv, this.depth);
-      const fused = linearFusion(cands, fusion);
+      const fused = this.fusionRule ? this.fusionRule.fuse(cands) : linearFusion(cands, fusion);
       return { claim, query, cands, fused, order: order(cands, fused) };
     });
   }
@@ -205,11 +228,41 @@ export class Retriever {
     return { id: this.index.docs.id(docno), docno, score };
   }
 
+  /**
+   * Final rankings of stage-1 results: rank() each, or with cross-encoders, their combined order over the top N
+   * fused candidates, then the rest in fused order.
+   */
+  async rankAll(stages: Stage1[], k: number): Promise<RetrievedAbstract[][]> {
+    const c = this.crossEncoders;
+    if (!c) return stages.map((s) => this.rank(s, k));
+    const out: RetrievedAbstract[][] = [];
+    for (const s of stages) {
+      const head = s.order.slice(0, c.topN);
+      const texts = head.map((i) => {
+        const d = this.index.docs.get(s.cands[i].docno);
+        return d.title ? `${d.title}. ${d.abstract}` : d.abstract;
+      });
+      const lists: number[][] = [];
+      for (const scorer of c.scorers) lists.push(await scorer.score(s.claim, texts));
+      // One model: its own scores; several: their reciprocal rank fusion.
+      const combined = lists.length === 1 ? lists[0] : rrfCombine(lists, c.rrfK);
+      const scored = head.map((i, j) => ({ i, score: combined[j] }));
+      scored.sort((a, b) => b.score - a.score || s.cands[a.i].docno - s.cands[b.i].docno);
+      const hits = scored.map((h) => this.hit(s, h.i, h.score));
+      for (const i of s.order.slice(head.length)) {
+        if (hits.length >= k) break;
+        hits.push(this.hit(s, i, s.fused[i]));
+      }
+      out.push(hits.slice(0, k));
+    }
+    return out;
+  }
+
   /** The top k abstracts for one claim. */
   async retrieve(claim: string, k = 10): Promise<RetrievedAbstract[]> {
     checkClaim(claim);
     const [s] = await this.stage1([claim]);
-    return this.rank(s, k);
+    return (await this.rankAll([s], k))[0];
   }
 
   /** Task 1 predictions (no labels) for many claims; the caller checks the claims first. */
@@ -218,9 +271,9 @@ export class Retriever {
     const chunk = 256;
     for (let c = 0; c < claims.length; c += chunk) {
       const part = claims.slice(c, c + chunk);
-      const stages = await this.stage1(part.map((x) => x.text));
-      stages.forEach((s, i) => {
-        this.rank(s, k).forEach((h, r) => {
+      const ranked = await this.rankAll(await this.stage1(part.map((x) => x.text)), k);
+      ranked.forEach((hits, i) => {
+        hits.forEach((h, r) => {
           out.push({ claimId: part[i].id, abstractId: h.id, rank: r + 1 });
         });
       });

@@ -186,6 +186,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       abstracts: pipeline.abstracts,
       verifier: pipeline.verifierName,
       retrieval: pipeline.retrieval,
+      backends: pipeline.backends,
       in_flight: gate.inFlight,
       pid: process.pid,
       corpus,

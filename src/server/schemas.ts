@@ -155,6 +155,9 @@ export const HealthResponse = z.strictObject({
   abstracts: z.number().int(),
   verifier: z.string(),
   retrieval: z.enum(["re-ranked", "fused", "bm25"]),
+  backends: z
+    .strictObject({ narratives: z.string(), retrieval: z.string(), verification: z.string() })
+    .describe("The backend of each stage: built-in, or the models a profile (--config) names."),
   in_flight: z.number().int(),
   /** The process that answered (with `serve --workers N`, each worker has its own). */
   pid: z.number().int(),

@@ -43,6 +43,8 @@ export interface ChatClientOptions {
   maxTokens?: number;
   /** Ask for `response_format: {type: "json_object"}` in completeJson (not every server supports it). */
   jsonMode?: boolean;
+  /** The stage the client serves, e.g. "narratives (chat)": starts its error messages, with the URL. */
+  stage?: string;
 }
 
 /** Raised when every attempt failed; `attempts` holds the reason of each. */
@@ -96,8 +98,8 @@ export function extractJson(text: string): unknown {
 }
 
 export class ChatClient {
-  readonly options: Required<Omit<ChatClientOptions, "apiKey" | "maxTokens">> &
-    Pick<ChatClientOptions, "apiKey" | "maxTokens">;
+  readonly options: Required<Omit<ChatClientOptions, "apiKey" | "maxTokens" | "stage">> &
+    Pick<ChatClientOptions, "apiKey" | "maxTokens" | "stage">;
   private readonly run: <T>(task: () => Promise<T>) => Promise<T>;
 
   constructor(options: ChatClientOptions) {
@@ -153,7 +155,13 @@ export class ChatClient {
         await sleep(Math.max(backoff, e.retryAfterMs ?? 0));
       }
     }
-    throw new ChatError(`chat completion failed after ${reasons.length} attempt(s)`, reasons);
+    throw new ChatError(`${this.where()}chat completion failed after ${reasons.length} attempt(s)`, reasons);
+  }
+
+  /** "STAGE, URL: " for error messages (just the URL without a stage). */
+  private where(): string {
+    const url = `${this.options.baseUrl}/chat/completions`;
+    return this.options.stage ? `${this.options.stage}, ${url}: ` : `${url}: `;
   }
 
   private async request(messages: readonly ChatMessage[], json: boolean): Promise<string> {
@@ -194,7 +202,7 @@ export class ChatClient {
         const after = Number(res.headers.get("retry-after"));
         throw new RetryableError(message, Number.isFinite(after) && after > 0 ? after * 1000 : undefined);
       }
-      throw new ChatError("chat completion rejected", [message]);
+      throw new ChatError(`${this.where()}chat completion rejected`, [message]);
     }
     let payload: { choices?: { message?: { content?: unknown } }[] };
     try {

@@ -38,7 +38,8 @@ export type VerifierConfig = z.infer<typeof VerifierConfigSchema>;
 export const BACKENDS = ["builtin", "chat", "onnx"] as const;
 
 export async function readVerifierConfig(path: string): Promise<VerifierConfig> {
-  return readJsonConfig(path, VerifierConfigSchema, "verification");
+  // A profile without a verification section keeps the built-in verifier.
+  return readJsonConfig(path, VerifierConfigSchema, "verification", { backend: "builtin" });
 }
 
 /** The config from file and flag: the flag picks the backend, the file gives its settings. */

@@ -1,8 +1,10 @@
 /** `climatecheck check "CLAIM"`: narratives, the top abstracts with verdicts and rationales, summary and caution. */
 import type { Command } from "commander";
 import { DataError } from "../../data/errors.ts";
+import { readNarrativesConfig } from "../../narratives/config.ts";
 import { DEFAULT_K, MAX_K, openPipeline } from "../../pipeline/pipeline.ts";
 import type { CheckResult } from "../../pipeline/result.ts";
+import { readRetrievalConfig } from "../../retrieval/byo.ts";
 import { resolveVerifierConfig } from "../../verification/config.ts";
 import { indexWithProgress } from "../index-progress.ts";
 import { addVerifierOptions, type VerifierFlags } from "../verifier-options.ts";
@@ -59,8 +61,10 @@ export function register(program: Command): void {
         cmd.error(`--k must be a whole number from 1 to ${MAX_K}`);
       if (claim.trim() === "") throw new DataError("claim", "claim is empty");
       const verifier = await resolveVerifierConfig(opts);
+      const retrieval = await readRetrievalConfig(opts.config);
+      const narratives = await readNarrativesConfig(opts.config);
       const index = await indexWithProgress(opts.index);
-      const pipeline = await openPipeline({ index, fast: opts.fast, verifier });
+      const pipeline = await openPipeline({ index, fast: opts.fast, verifier, retrieval, narratives });
       try {
         const result = await pipeline.check(claim, { k });
         process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));

@@ -11,6 +11,7 @@ import {
   NarrativeClassifier,
   readNarrativeModel,
 } from "../../narratives/classifier.ts";
+import { openNarrativesBackend, readNarrativesConfig } from "../../narratives/config.ts";
 
 export interface ClassifyOptions {
   claims: string;
@@ -21,17 +22,26 @@ export interface ClassifyOptions {
   fast?: boolean;
   /** A model file other than the shipped one. */
   model?: string;
+  /** A profile whose narratives section names another backend (e.g. a chat model). */
+  config?: string;
 }
 
 /** Reads claims, classifies them, writes the task 2 file (and probabilities); returns claims per second. */
 export async function classifyClaimsFile(o: ClassifyOptions): Promise<{ claims: number; perSecond: number }> {
+  const config = await readNarrativesConfig(o.config);
   const claims = await readClaims(o.claims);
   const path = o.model ?? join(NARRATIVES_MODEL_DIR, o.fast ? FAST_MODEL_FILE : FULL_MODEL_FILE);
-  const json = await readNarrativeModel(path);
-  // Open the encoder only for a model that uses it.
-  const encoder: SentenceEncoder | undefined = json.encoder ? await openUseLite() : undefined;
+  const builtin = async () => {
+    const json = await readNarrativeModel(path);
+    // Open the encoder only for a model that uses it.
+    const encoder: SentenceEncoder | undefined = json.encoder ? await openUseLite() : undefined;
+    return { classifier: new NarrativeClassifier(json, encoder), close: async () => encoder?.close() };
+  };
+  const { classifier, close } =
+    config.backend === "builtin"
+      ? await builtin()
+      : { classifier: openNarrativesBackend(config), close: async () => {} };
   try {
-    const classifier = new NarrativeClassifier(json, encoder);
     const started = Date.now();
     const preds = await classifier.classify(claims.map((c) => c.text));
     const seconds = Math.max((Date.now() - started) / 1000, 1e-3);
@@ -52,7 +62,7 @@ export async function classifyClaimsFile(o: ClassifyOptions): Promise<{ claims: 
     }
     return { claims: claims.length, perSecond: claims.length / seconds };
   } finally {
-    await encoder?.close();
+    await close();
   }
 }
 
@@ -79,6 +89,7 @@ export function register(program: Command): void {
     )
     .option("--fast", "lexical and taxonomy features only (no sentence encoder)")
     .option("--model <file>", "narratives model JSON (default: the shipped one)")
+    .option("--config <file>", "profile: its narratives section's backend (e.g. a chat model; see README)")
     .action(async (opts: Omit<ClassifyOptions, "probabilities"> & { probabilities?: string | true }) => {
       const probabilities = opts.probabilities === true ? probabilitiesPath(opts.out) : opts.probabilities;
       const r = await classifyClaimsFile({ ...opts, probabilities });

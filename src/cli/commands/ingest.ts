@@ -9,6 +9,7 @@ import { countLines } from "../../index/count-lines.ts";
 import { ingest } from "../../index/ingest.ts";
 import { FILES, readManifest } from "../../index/schema.ts";
 import { defaultIndexDir } from "../../pipeline/default-index.ts";
+import { openByoRetrieval, readRetrievalConfig } from "../../retrieval/byo.ts";
 import { openEncoders } from "../../retrieval/encoders.ts";
 import { ingestReporter } from "../index-progress.ts";
 
@@ -32,16 +33,24 @@ export function register(program: Command): void {
       defaultIndexDir(),
     )
     .option("--format <format>", "auto | climatecheck | scifact | climate-fever", "auto")
-    .option("--no-vectors", "BM25 only (fast; retrieval is then lexical)")
+    .option("--no-vectors", "no built-in dense vectors (BM25 only, unless --config adds a dense model)")
+    .option("--config <file>", "profile whose retrieval.dense model also embeds the abstracts (see README)")
     .action(
       async (
         corpus: string,
-        opts: { index: string; format: CorpusFormat; vectors: boolean },
+        opts: { index: string; format: CorpusFormat; vectors: boolean; config?: string },
         cmd: Command,
       ) => {
         const formats = ["auto", "climatecheck", "scifact", "climate-fever"];
         if (!formats.includes(opts.format)) cmd.error(`--format must be one of ${formats.join(", ")}`);
-        const enc = opts.vectors ? await openEncoders({ workers: 2 }) : undefined;
+        const retrieval = await readRetrievalConfig(opts.config);
+        const byo = retrieval.backend === "onnx" ? await openByoRetrieval(retrieval, true) : undefined;
+        const enc = opts.vectors
+          ? await openEncoders({ workers: 2 }).catch(async (e) => {
+              await byo?.close();
+              throw e;
+            })
+          : undefined;
         await replaceBuiltin(opts.index, corpus);
         const started = Date.now();
         const progress = ingestReporter("ingest", await countLines(corpus));
@@ -49,7 +58,7 @@ export function register(program: Command): void {
         try {
           const r = await ingest(corpus, opts.index, {
             format: opts.format,
-            vectors: enc?.specs ?? [],
+            vectors: [...(enc?.specs ?? []), ...(byo?.specs ?? [])],
             onSkip: (line, reason) => skips.push(`line ${line}: ${reason}`),
             onProgress: (p) => progress.update(p.line, p.added),
           });
@@ -62,6 +71,7 @@ export function register(program: Command): void {
         } finally {
           progress.stop();
           await enc?.close();
+          await byo?.close();
         }
       },
     );

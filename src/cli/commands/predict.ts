@@ -1,8 +1,10 @@
 /** `climatecheck predict --task N`: the shared task's entry point; one line per task in TASKS. */
 import { type Command, InvalidArgumentError } from "commander";
+import { readNarrativesConfig } from "../../narratives/config.ts";
 import { BatchInterrupted } from "../../pipeline/batch.ts";
 import { DEFAULT_K, type PredictBatchSummary, predictBatch } from "../../pipeline/batch-predict.ts";
 import { progressBar } from "../../pipeline/batch-progress.ts";
+import { readRetrievalConfig } from "../../retrieval/byo.ts";
 import { resolveVerifierConfig } from "../../verification/config.ts";
 import { indexWithProgress } from "../index-progress.ts";
 import { addVerifierOptions, type VerifierFlags } from "../verifier-options.ts";
@@ -24,6 +26,7 @@ export interface PredictOptions extends VerifierFlags {
 export const TASKS: Record<number, (o: PredictOptions) => Promise<string>> = {
   1: async (o) => {
     const verifier = await resolveVerifierConfig(o);
+    const retrieval = await readRetrievalConfig(o.config);
     const bar = progressBar("predict task 1");
     try {
       const s = await predictBatch({
@@ -33,6 +36,7 @@ export const TASKS: Record<number, (o: PredictOptions) => Promise<string>> = {
         index: await indexWithProgress(o.index),
         k: o.k,
         verifier,
+        retrieval,
         zip: o.zip,
         workers: o.workers,
         chunkSize: o.chunkSize,
@@ -47,6 +51,7 @@ export const TASKS: Record<number, (o: PredictOptions) => Promise<string>> = {
     }
   },
   2: async (o) => {
+    const narratives = await readNarrativesConfig(o.config);
     const bar = progressBar("predict task 2");
     try {
       const s = await predictBatch({
@@ -54,6 +59,7 @@ export const TASKS: Record<number, (o: PredictOptions) => Promise<string>> = {
         claims: o.claims,
         out: o.out,
         fast: o.fast,
+        narratives,
         zip: o.zip,
         workers: o.workers,
         chunkSize: o.chunkSize,

@@ -4,12 +4,14 @@
  */
 import type { Command } from "commander";
 import { DataError } from "../../data/errors.ts";
+import { readNarrativesConfig } from "../../narratives/config.ts";
 import { DEFAULT_CHUNK } from "../../pipeline/batch.ts";
 import { DEFAULT_K } from "../../pipeline/batch-predict.ts";
 import { connectRedis } from "../../queue/redis.ts";
 import { collect, formatStatus, runStatus } from "../../queue/status.ts";
 import { DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, submit } from "../../queue/submit.ts";
 import { DEFAULT_LOCK_MS, work } from "../../queue/work.ts";
+import { readRetrievalConfig } from "../../retrieval/byo.ts";
 import { resolveVerifierConfig } from "../../verification/config.ts";
 import { indexWithProgress } from "../index-progress.ts";
 import { addVerifierOptions, type VerifierFlags } from "../verifier-options.ts";
@@ -85,8 +87,12 @@ export function register(program: Command): void {
         attempts: o.attempts,
         backoffMs: o.backoff,
         ...(o.task === 1
-          ? { index: await indexWithProgress(o.index), verifier: await resolveVerifierConfig(o) }
-          : {}),
+          ? {
+              index: await indexWithProgress(o.index),
+              verifier: await resolveVerifierConfig(o),
+              retrieval: await readRetrievalConfig(o.config),
+            }
+          : { narratives: await readNarrativesConfig(o.config) }),
         onSkip: (m) => log(`skipped: ${m}`),
       });
       log(
@@ -111,6 +117,10 @@ export function register(program: Command): void {
     )
     .option("--exit-when-idle", "exit once no run has chunks left, instead of waiting for new runs")
     .option(
+      "--config <file>",
+      "this machine's profile: runs with their own models (same settings) use its model folders",
+    )
+    .option(
       "--lock-duration <ms>",
       "a dead worker's chunks go back to the queue after about this long",
       wholeNumber("--lock-duration", 1000, 3_600_000),
@@ -123,7 +133,15 @@ export function register(program: Command): void {
         concurrency?: number;
         exitWhenIdle?: boolean;
         lockDuration: number;
+        config?: string;
       }) => {
+        const profile = o.config
+          ? {
+              retrieval: await readRetrievalConfig(o.config),
+              verification: await resolveVerifierConfig({ config: o.config }),
+              narratives: await readNarrativesConfig(o.config),
+            }
+          : undefined;
         const abort = new AbortController();
         const stop = (signal: string) => () => {
           if (abort.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
@@ -141,6 +159,7 @@ export function register(program: Command): void {
             concurrency: o.concurrency,
             exitWhenIdle: o.exitWhenIdle,
             lockMs: o.lockDuration,
+            profile,
             signal: abort.signal,
             log,
           });

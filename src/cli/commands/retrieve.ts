@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { readClaims, writeTask1Predictions } from "../../data/climatecheck.ts";
 import { DataError } from "../../data/errors.ts";
+import { readRetrievalConfig } from "../../retrieval/byo.ts";
 import { openRetriever } from "../../retrieval/load.ts";
 import { checkClaim } from "../../retrieval/retriever.ts";
 import type { Claim } from "../../types.ts";
@@ -17,6 +18,7 @@ export function register(program: Command): void {
     .option("--k <n>", "abstracts per claim", "10")
     .option("--model <file>", "re-ranker model (default: the shipped one)")
     .option("--no-rerank", "stage 1 only (BM25 + dense fusion)")
+    .option("--config <file>", "profile: its retrieval section's own ONNX models (see README)")
     .action(
       async (
         opts: {
@@ -26,11 +28,13 @@ export function register(program: Command): void {
           k: string;
           model?: string;
           rerank: boolean;
+          config?: string;
         },
         cmd: Command,
       ) => {
         const k = Number(opts.k);
         if (!Number.isInteger(k) || k < 1 || k > 1000) cmd.error("--k must be a whole number from 1 to 1000");
+        const retrieval = await readRetrievalConfig(opts.config);
         const claims = await readClaims(opts.claims);
         const ok: Claim[] = [];
         for (const c of claims) {
@@ -45,11 +49,19 @@ export function register(program: Command): void {
         if (ok.length === 0) throw new DataError(opts.claims, "no claim can be searched");
         const { retriever, close } = await openRetriever(await indexWithProgress(opts.index), {
           model: opts.rerank ? opts.model : null,
+          retrieval,
         });
         try {
           const preds = await retriever.retrieveAll(ok, k);
           await writeTask1Predictions(opts.out, preds);
-          const how = retriever.reranker ? "re-ranked" : retriever.vectorSets.length ? "fused" : "BM25";
+          const how =
+            retrieval.backend !== "builtin"
+              ? retriever.description
+              : retriever.reranker
+                ? "re-ranked"
+                : retriever.vectorSets.length
+                  ? "fused"
+                  : "BM25";
           process.stderr.write(
             `wrote ${preds.length} predictions for ${ok.length} claims (${how}) to ${opts.out}${ok.length < claims.length ? `; ${claims.length - ok.length} claims skipped` : ""}\n`,
           );

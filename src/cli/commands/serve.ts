@@ -5,7 +5,9 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { corpusOf } from "../../data/builtin-corpus.ts";
+import { readNarrativesConfig } from "../../narratives/config.ts";
 import { openPipeline } from "../../pipeline/pipeline.ts";
+import { readRetrievalConfig } from "../../retrieval/byo.ts";
 import { isClusterWorker, reportListening, runPrimary } from "../../server/cluster.ts";
 import { startServer } from "../../server/start.ts";
 import { resolveVerifierConfig } from "../../verification/config.ts";
@@ -68,10 +70,12 @@ export function register(program: Command): void {
       if (opts.cors !== undefined && !validOrigin(opts.cors))
         cmd.error("--cors must be * or an origin such as https://example.org (no path)");
       const verifier = await resolveVerifierConfig(opts);
+      const retrieval = await readRetrievalConfig(opts.config);
+      const narratives = await readNarrativesConfig(opts.config);
       // The primary builds the default index (with its progress bar) before the workers open it.
       const index = await indexWithProgress(opts.index);
       if (workers > 1 && !isClusterWorker()) process.exit(await runPrimary(workers));
-      const pipeline = await openPipeline({ index, fast: opts.fast, verifier });
+      const pipeline = await openPipeline({ index, fast: opts.fast, verifier, retrieval, narratives });
       // The encoder loads on first use; one check now keeps that second or more off the first user's request.
       const warm = performance.now();
       await pipeline.check(WARM_UP_CLAIM);
@@ -96,6 +100,7 @@ export function register(program: Command): void {
         corpus: corpusOf(pipeline.indexDir, pipeline.abstracts),
         retrieval: pipeline.retrieval,
         verifier: pipeline.verifierName,
+        backends: pipeline.backends,
       };
       if (isClusterWorker()) reportListening(info);
       else process.stderr.write(`${JSON.stringify({ level: "info", msg: "listening", ...info })}\n`);

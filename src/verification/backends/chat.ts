@@ -66,7 +66,7 @@ export function answerToVerdict(answer: Answer, sentenceCount: number): Verdict 
 }
 
 export function openChatVerifier(options: ChatClientOptions): Verifier {
-  const client = new ChatClient(options);
+  const client = new ChatClient({ stage: "verification (chat)", ...options });
   const one = async (pair: VerifyPair): Promise<Verdict> => {
     const sentences = abstractSentences(pair);
     const messages: ChatMessage[] = [

@@ -4,9 +4,9 @@
  * downloaded. The folder holds config.json (with id2label), tokenizer.json, tokenizer_config.json and the ONNX file
  * in onnx/ (transformers.js layout) or at the top (Optimum layout).
  */
-import { existsSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import { DataError } from "../../data/errors.ts";
+import { type OnnxDtype, openOnnxFolder } from "../../encoders/onnx-folder.ts";
 import {
   abstractSentences,
   decide,
@@ -30,7 +30,7 @@ export interface OnnxVerifierOptions {
   /** Score each abstract sentence (default) or the whole abstract as one premise (then no rationale). */
   sentenceLevel?: boolean;
   /** Which ONNX file: fp32 = model.onnx, q8 = model_quantized.onnx, ... Default fp32. */
-  dtype?: "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4";
+  dtype?: OnnxDtype;
   /** Supports/Refutes below this probability become NEI. Default 0. */
   minConfidence?: number;
 }
@@ -40,37 +40,22 @@ export const TRANSFORMERS_PACKAGE = "@huggingface/transformers";
 /** The version this backend is tested with (.ci/run installs it). */
 export const TRANSFORMERS_VERSION = "4.3.1";
 
-/** The part of @huggingface/transformers used here (typed locally: the package is optional, tsc runs without it). */
-type Tokenizer = (
-  text: string[],
-  options: { text_pair: string[]; padding: boolean; truncation: boolean; max_length: number },
-) => unknown;
-interface SequenceClassifier {
-  (inputs: unknown): Promise<unknown>;
-  config: unknown;
-  dispose(): Promise<unknown>;
-}
-interface Transformers {
-  AutoTokenizer: { from_pretrained(dir: string, options: object): Promise<Tokenizer> };
-  AutoModelForSequenceClassification: {
-    from_pretrained(dir: string, options: object): Promise<SequenceClassifier>;
-  };
-  env: { allowRemoteModels: boolean; allowLocalModels: boolean; useFSCache: boolean };
-}
-
 /**
  * Loads the package on first use (onnxruntime-node is a large native library the other backends do not need); when
  * it is not installed, says which package to install and how. `specifier` is for tests.
  */
-export async function loadTransformers(specifier: string = TRANSFORMERS_PACKAGE): Promise<Transformers> {
+export async function loadTransformers(
+  specifier: string = TRANSFORMERS_PACKAGE,
+  stage = "--backend onnx",
+): Promise<unknown> {
   try {
-    return (await import(specifier)) as Transformers;
+    return await import(specifier);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // Only the package itself missing; a broken install inside it keeps its own error.
     if (code !== "ERR_MODULE_NOT_FOUND" || !String((e as Error).message).includes(`'${specifier}'`)) throw e;
     throw new DataError(
-      "--backend onnx",
+      stage,
       `the onnx backend needs the optional package ${specifier}, which is not installed: run ` +
         `\`npm install --no-save ${specifier}@${TRANSFORMERS_VERSION}\` (package.json's allowScripts keeps onnxruntime-node from downloading CUDA files)`,
     );
@@ -85,32 +70,11 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
     dtype = "fp32",
     minConfidence = 0,
   } = options;
-  // An absolute path is never taken for a hub model id, so the files are read from this folder and nowhere else.
-  const dir = resolve(options.modelDir);
-  if (!existsSync(join(dir, "config.json")))
-    throw new DataError(dir, "no config.json (not an exported model folder)");
-  for (const file of ["tokenizer.json", "tokenizer_config.json"])
-    if (!existsSync(join(dir, file)))
-      throw new DataError(dir, `no ${file} (export the tokenizer with the model)`);
-  const { AutoModelForSequenceClassification, AutoTokenizer, env } = await loadTransformers();
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.useFSCache = false;
-  const subfolder = existsSync(join(dir, "onnx")) ? "onnx" : "";
-  // A missing or broken file is the user's to fix: name the folder and exit 2, like other bad input.
-  const load = <T>(what: string, loading: Promise<T>) =>
-    loading.catch((e: Error) => {
-      throw new DataError(dir, `cannot load the ${what} (${e.message})`);
-    });
-  const tokenizer = await load("tokenizer", AutoTokenizer.from_pretrained(dir, { local_files_only: true }));
-  const model = await load(
-    "model",
-    AutoModelForSequenceClassification.from_pretrained(dir, {
-      local_files_only: true,
-      device: "cpu",
-      dtype,
-      subfolder,
-    }),
+  const { tokenizer, model, dir } = await openOnnxFolder(
+    options.modelDir,
+    "verification (onnx)",
+    "AutoModelForSequenceClassification",
+    dtype,
   );
   const id2label = (model.config as { id2label?: Record<string, string> }).id2label ?? {};
   let targets: ReturnType<typeof resolveLabelMap>;
@@ -136,10 +100,13 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
           max_length: maxLength,
         },
       );
-      const { logits } = (await model(encoded)) as { logits: { dims: number[]; data: Float32Array } };
-      const classes = logits.dims[1];
-      if (classes !== targets.length)
-        throw new Error(`the model gives ${classes} logits but config.json names ${targets.length} classes`);
+      const { logits } = await model(encoded);
+      const classes = logits?.dims[1];
+      if (logits?.dims.length !== 2 || classes !== targets.length)
+        throw new DataError(
+          dir,
+          `verification (onnx): expected an NLI model with output logits [batch, ${targets.length}] (the classes config.json names), the model gives ${logits ? `logits [${logits.dims.join(", ")}]` : "no logits"}`,
+        );
       batch.forEach((i, row) => {
         out[i] = classProbs(logits.data.subarray(row * classes, (row + 1) * classes), targets);
       });
