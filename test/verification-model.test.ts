@@ -9,7 +9,7 @@ import { contentTokens } from "../src/text/tokenize.ts";
 import { NEI } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
-import { aggregateFeatures } from "../src/verification/features.ts";
+import { aggregateFeatures, pairDim, pairFeatures } from "../src/verification/features.ts";
 import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf.ts";
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
 import { rationaleFor, VerificationModel } from "../src/verification/model.ts";
@@ -318,4 +318,51 @@ test("rarity-weighted overlap: a shared rare key counts more than a shared commo
   assert.equal(f([rare, commonOnly])[missing], 0);
   assert.equal(f([rare, commonOnly])[IDF_FEATURES.indexOf("abstract")], 1);
   assert.ok(idf.weight("aldh1") > idf.weight("warmin"));
+});
+
+test("narrative groups: the claim's P(narrative) and its products reach the pair model, read at inference", async () => {
+  const x = pairFeatures([], ["tfidf", "narrative", "narrative-x"], {
+    candidates: [{ index: 0, selector: 1 }],
+    lexical: [[]],
+    tfidf: [0.5, 0.25, 0.25],
+    narrative: 0.8,
+  });
+  assert.equal(x.length, pairDim([], ["tfidf", "narrative", "narrative-x"]));
+  assert.equal(x.length, 11);
+  assert.ok(Math.abs(x[5] - 0.8) < 1e-6 && Math.abs(x[6 + 2] - 0.8 * 0.5) < 1e-6);
+  assert.throws(
+    () => pairFeatures([], ["narrative"], { candidates: [{ index: 0, selector: 1 }], lexical: [[]] }),
+    /P\(narrative\)/,
+  );
+
+  const train = synthetic(120, "n");
+  // A P(narrative) that tells Refutes apart (in training, as the out-of-fold values would).
+  const q = train.map((e) => (e.label === "Refutes" ? 0.9 : 0.1));
+  const gate = { model: "none", features: "", gate: {} as never, platt: { a: 1, b: 0 }, heldOut: 0 };
+  const trained = await trainVerificationModel(train, { folds: 2, claimNarrative: q, narrativeGate: gate });
+  const { model } = trained.refit(["aggregate", "tfidf", "idf", "narrative"]);
+  assert.deepEqual(model.narrative, gate);
+  assert.throws(() => new VerificationModel({ ...model, narrative: undefined }), /narrative part/);
+  const seen: string[] = [];
+  const at = (p: number) =>
+    new VerificationModel(model, async (texts) => {
+      seen.push(...texts);
+      return texts.map(() => p);
+    });
+  const noEncoder = async (): Promise<Float32Array[]> => {
+    throw new Error("no encoder");
+  };
+  const probs = async (m: VerificationModel) => {
+    const [out] = await m.score(
+      [m.prepare("coral reduces heat in region 1", ["Coral was sampled."])],
+      noEncoder,
+    );
+    return m.verdict(out).probs.refutes;
+  };
+  assert.ok((await probs(at(0.9))) > (await probs(at(0.1))));
+  assert.deepEqual(seen, ["coral reduces heat in region 1", "coral reduces heat in region 1"]);
+  await assert.rejects(
+    trainVerificationModel(train, { folds: 2 }).then((t) => t.refit(["narrative"])),
+    /narrativeGate/,
+  );
 });
