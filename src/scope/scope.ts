@@ -4,7 +4,8 @@
  * product answers it with a caution instead of a lean.
  * - Subject: a TF-IDF + logistic regression classifier, P(climate), trained by build.ts on our data (climate:
  *   Climate-FEVER claims, CARDS paragraphs, ClimateBERT climate-detection "yes"; not climate: SciFact's biomedical
- *   claims, ClimateBERT "no").
+ *   claims, ClimateBERT "no"), with one more feature: the text has no term of a climate lexicon learnt on train.
+ * - Weather small talk (the weather at one time, no word of climate or a trend): a rule, weatherSmallTalk.
  * - Language: rules (englishLanguage): the script of the letters, then English against other European function words.
  */
 import { join } from "node:path";
@@ -29,17 +30,19 @@ export interface ScopeJson {
 }
 
 /**
- * Weather small talk: the weather at one time ("today", "tomorrow", "last night", "this weekend") with no word of
- * climate, a trend or a long span. Our training data have no such text (their weather words all come from climate
+ * Weather small talk: the weather ("rain", "sunny", "cold") at one time ("today", "tomorrow", "last night", "this
+ * weekend") with no word of climate, a trend, a comparison or a long span. Our training data have no such text (their weather words all come from climate
  * text), so this is a rule, not learnt.
  */
 const ONE_TIME =
-  /\b(today|tonight|tomorrow|yesterday|this (morning|afternoon|evening|weekend)|last night|right now|outside)\b/i;
+  /\b(today|tonight|tomorrow|yesterday|this (morning|afternoon|evening|weekend)|last night|right now)\b/i;
+const WEATHER =
+  /\b(weather|sunny|sunshine|rain\w*|snow\w*|cloud\w*|wind\w*|storm\w*|thunder\w*|forecast|hot|cold|warm|chilly|fog\w*|humid|freezing|umbrella|sky)\b/i;
 const LONG_VIEW =
-  /\b(climate|global|warming|greenhouse|emission|carbon|co2|methane|decades?|century|centuries|years|since|trends?|records?|average|increas\w*|decreas\w*|more|less|fewer|frequent\w*|becom\w*|getting|changes?|changing|sea level|ice|fossil|renewable|energy)\b/i;
+  /\b(climate|global|warming|greenhouse|emissions?|carbon|co2|methane|decades?|century|centuries|years|since|trends?|records?|history|historic|ever|earliest|latest|than|average|increas\w*|decreas\w*|more|less|fewer|frequent\w*|becom\w*|getting|changes?|changing|sea|ice|glaciers?|arctic|antarctic\w*|greenland|planet|world|fossil|renewable|energy)\b/i;
 
 export function weatherSmallTalk(text: string): boolean {
-  return ONE_TIME.test(text) && !LONG_VIEW.test(text);
+  return ONE_TIME.test(text) && WEATHER.test(text) && !LONG_VIEW.test(text);
 }
 
 export type ScopeAnswer = Scope;
