@@ -8,6 +8,7 @@ import { tuneDecisionWeights, weightedArgmax } from "../src/learning/decision-we
 import { contentTokens } from "../src/text/tokenize.ts";
 import { NEI } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
+import { DEV_SIDE, stanceRowSides } from "../src/verification/claim-narrative.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
 import { aggregateFeatures, pairDim, pairFeatures } from "../src/verification/features.ts";
 import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf.ts";
@@ -365,4 +366,35 @@ test("narrative groups: the claim's P(narrative) and its products reach the pair
     trainVerificationModel(train, { folds: 2 }).then((t) => t.refit(["narrative"])),
     /narrativeGate/,
   );
+});
+
+test("narrative gate rows: dev claims, their evidence and same-text rows are never seen; a fold's claims are out of its gate", () => {
+  const train = [
+    { claimId: "cf:1", claim: "Sea ice is growing." },
+    { claimId: "cf:2", claim: "CO2 is plant food." },
+  ];
+  const dev = [
+    {
+      claimId: "cf:9",
+      claim: "Models run too hot.",
+      source: "climate-fever" as const,
+      sentences: ["Models match."],
+    },
+  ];
+  const fold = (id: string) => (id === "cf:1" ? 0 : 1);
+  const sides = stanceRowSides(
+    [
+      { id: "cf:1", text: "Sea ice is growing." },
+      { id: "cf:2:e7", text: "Plants grow faster." },
+      { id: "flicc:3", text: "Models run too HOT" },
+      { id: "cf-evidence:x", text: "Models match." },
+      { id: "flicc:4", text: "CO2 is plant food" },
+      { id: "cards:5", text: "Scientists are biased." },
+      { id: "cf:9", text: "Models run too hot." },
+    ],
+    train,
+    dev,
+    fold,
+  );
+  assert.deepEqual(sides, [0, 1, DEV_SIDE, DEV_SIDE, 1, -1, DEV_SIDE]);
 });

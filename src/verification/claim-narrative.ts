@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { NARRATIVES_MODEL_DIR, readNarrativeModel } from "../narratives/classifier.ts";
-import { loadNarrativeData, splitKey } from "../narratives/data.ts";
+import { loadNarrativeData, type StanceExample, splitKey } from "../narratives/data.ts";
 import { prototypeTexts } from "../narratives/features.ts";
 import { type NarrativeModelJson, type Platt, plattProbability, scoringModels } from "../narratives/model.ts";
 import { fitGate, gateWeights, type Row } from "../narratives/train.ts";
@@ -73,6 +73,38 @@ export async function openClaimNarrative(
 const verifierClaimOf = (rowId: string): string | undefined =>
   rowId.startsWith("cf:") ? rowId.split(":").slice(0, 2).join(":") : undefined;
 
+/** The side of a stance row that no verifier gate may see. */
+export const DEV_SIDE = -2;
+
+/**
+ * Per narratives stance row, which gates must not see it: DEV_SIDE (none: a verification dev claim, one of its
+ * Climate-FEVER evidence sentences, or a row of the same text), a train fold (that fold's gate: the row is a claim of
+ * the fold, its evidence, or the same text as one of its claims), or -1 (every gate may).
+ */
+export function stanceRowSides(
+  stance: readonly Pick<StanceExample, "id" | "text">[],
+  train: readonly Pick<SourcedExample, "claimId" | "claim">[],
+  dev: readonly Pick<SourcedExample, "claimId" | "claim" | "source" | "sentences">[],
+  foldOf: (claimId: string) => number,
+): number[] {
+  const textSide = new Map<string, number>();
+  for (const e of train) textSide.set(splitKey(e.claim), foldOf(e.claimId));
+  for (const e of dev) {
+    textSide.set(splitKey(e.claim), DEV_SIDE);
+    if (e.source === "climate-fever") for (const s of e.sentences) textSide.set(splitKey(s), DEV_SIDE);
+  }
+  const claimSide = new Map<string, number>([
+    ...train.map((e): [string, number] => [e.claimId, foldOf(e.claimId)]),
+    ...dev.map((e): [string, number] => [e.claimId, DEV_SIDE]),
+  ]);
+  return stance.map((e) => {
+    const claim = verifierClaimOf(e.id);
+    const byText = textSide.get(splitKey(e.text));
+    if (byText === DEV_SIDE) return DEV_SIDE;
+    return (claim !== undefined ? claimSide.get(claim) : undefined) ?? byText ?? -1;
+  });
+}
+
 export interface FitOptions {
   dataDir?: string;
   /** The narratives model (under models/narratives) whose features, settings and Platt scaling the gates share. */
@@ -114,26 +146,9 @@ export async function fitClaimNarrative(
       ]
     : [];
   const vectors = stance.map((e) => features.vector(e.text));
-  // The side (dev = -2, a train fold, or none = -1) whose gates must not see a row.
-  const DEV = -2;
-  const textSide = new Map<string, number>();
-  for (const e of train) textSide.set(splitKey(e.claim), foldOf(e.claimId));
-  for (const e of dev) {
-    textSide.set(splitKey(e.claim), DEV);
-    if (e.source === "climate-fever") for (const s of e.sentences) textSide.set(splitKey(s), DEV);
-  }
-  const claimSide = new Map<string, number>([
-    ...train.map((e): [string, number] => [e.claimId, foldOf(e.claimId)]),
-    ...dev.map((e): [string, number] => [e.claimId, DEV]),
-  ]);
-  const rowSide = stance.map((e) => {
-    const claim = verifierClaimOf(e.id);
-    const byText = textSide.get(splitKey(e.text));
-    if (byText === DEV) return DEV;
-    return (claim !== undefined ? claimSide.get(claim) : undefined) ?? byText ?? -1;
-  });
+  const rowSide = stanceRowSides(stance, train, dev, foldOf);
   const fit = (skip: number): LogisticModel => {
-    const keep = stance.flatMap((_, i) => (rowSide[i] === DEV || rowSide[i] === skip ? [] : [i]));
+    const keep = stance.flatMap((_, i) => (rowSide[i] === DEV_SIDE || rowSide[i] === skip ? [] : [i]));
     const weights = gateWeights(
       keep.map((i) => stance[i]),
       noneWeight,
@@ -161,7 +176,7 @@ export async function fitClaimNarrative(
     });
     log(`narrative gate fold ${f + 1}/${folds}`);
   }
-  const heldOut = rowSide.filter((s) => s === DEV).length;
+  const heldOut = rowSide.filter((s) => s === DEV_SIDE).length;
   log(`narrative gate: ${heldOut} stance rows held out for the verification dev claims`);
   return {
     json: { model, features: fingerprint(json), gate: fit(-3).toJSON(), platt: gate.platt, heldOut },
