@@ -27,6 +27,7 @@ import {
   ScopeDetector,
   type ScopeJson,
   scopeFeatures,
+  weatherSmallTalk,
 } from "./scope.ts";
 
 export interface ScopeText {
@@ -136,6 +137,8 @@ export interface ScopeReport {
   /** [l2, lexicon ratio, 5-fold accuracy] */
   cvAccuracy: [number, number, number][];
   dev: { source: string; texts: number; accuracy: number }[];
+  /** Climate texts the weather small-talk rule calls small talk, of the climate texts on each side. */
+  weatherFalseAlarms: { train: number; trainClimate: number; dev: number; devClimate: number };
   /** English dev texts the language rule calls not English. */
   languageFalseAlarms: number;
   devTexts: number;
@@ -207,6 +210,12 @@ export function trainScope(data: ScopeData): { json: ScopeJson; report: ScopeRep
         texts: rows.length,
         accuracy: rows.filter((t) => correct(detector, t)).length / rows.length,
       })),
+      weatherFalseAlarms: {
+        train: data.train.filter((t) => t.climate && weatherSmallTalk(t.text)).length,
+        trainClimate: data.train.filter((t) => t.climate).length,
+        dev: data.dev.filter((t) => t.climate && weatherSmallTalk(t.text)).length,
+        devClimate: data.dev.filter((t) => t.climate).length,
+      },
       languageFalseAlarms: data.dev.filter((t) => !englishLanguage(t.text)).length,
       devTexts: data.dev.length,
       trainTexts: data.train.length,
@@ -255,8 +264,9 @@ regression, plus one feature: the text has none of the ${r.lexiconTerms} climate
 others; ratio 0 = no lexicon): our negatives are biomedical and corporate, so without it everyday English read as
 climate. L2 ${r.l2} and ratio ${r.ratio} by 5-fold cross-validated accuracy on train: the largest ratio within 0.01 of
 the best accuracy (cross-validation on our data cannot see everyday English, what the lexicon is for; L2 / ratio: ${r.cvAccuracy.map(([l, q, a]) => `${l} / ${q}: ${f3(a)}`).join(", ")}).
-Weather small talk (the weather at one time, "today", "tomorrow", "last night", with no word of climate, a trend or
-a long span) is out of scope by a rule (\`weatherSmallTalk\` in scope.ts): our data have no such text to learn from.
+Weather small talk (a weather word at one time, "today", "tomorrow", "last night", with no word of climate, a
+trend, a comparison or a long span) is out of scope by a rule (\`weatherSmallTalk\` in scope.ts): our data have no
+such text to learn from. It flags ${r.weatherFalseAlarms.train} of the ${r.weatherFalseAlarms.trainClimate} climate train texts and ${r.weatherFalseAlarms.dev} of the ${r.weatherFalseAlarms.devClimate} climate dev texts.
 
 Language: a rule, not learnt (src/scope/scope.ts \`englishLanguage\`): a text is English when at least 70 % of its
 letters are Latin and it does not have two or more Spanish, French, Portuguese, Italian, German or Dutch function
