@@ -8,8 +8,9 @@ import { tuneDecisionWeights, weightedArgmax } from "../src/learning/decision-we
 import { contentTokens } from "../src/text/tokenize.ts";
 import { NEI } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
+import { DEV_SIDE, stanceRowSides } from "../src/verification/claim-narrative.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
-import { aggregateFeatures } from "../src/verification/features.ts";
+import { aggregateFeatures, pairDim, pairFeatures } from "../src/verification/features.ts";
 import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf.ts";
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
 import { rationaleFor, VerificationModel } from "../src/verification/model.ts";
@@ -318,4 +319,82 @@ test("rarity-weighted overlap: a shared rare key counts more than a shared commo
   assert.equal(f([rare, commonOnly])[missing], 0);
   assert.equal(f([rare, commonOnly])[IDF_FEATURES.indexOf("abstract")], 1);
   assert.ok(idf.weight("aldh1") > idf.weight("warmin"));
+});
+
+test("narrative groups: the claim's P(narrative) and its products reach the pair model, read at inference", async () => {
+  const x = pairFeatures([], ["tfidf", "narrative", "narrative-x"], {
+    candidates: [{ index: 0, selector: 1 }],
+    lexical: [[]],
+    tfidf: [0.5, 0.25, 0.25],
+    narrative: 0.8,
+  });
+  assert.equal(x.length, pairDim([], ["tfidf", "narrative", "narrative-x"]));
+  assert.equal(x.length, 11);
+  assert.ok(Math.abs(x[5] - 0.8) < 1e-6 && Math.abs(x[6 + 2] - 0.8 * 0.5) < 1e-6);
+  assert.throws(
+    () => pairFeatures([], ["narrative"], { candidates: [{ index: 0, selector: 1 }], lexical: [[]] }),
+    /P\(narrative\)/,
+  );
+
+  const train = synthetic(120, "n");
+  // A P(narrative) that tells Refutes apart (in training, as the out-of-fold values would).
+  const q = train.map((e) => (e.label === "Refutes" ? 0.9 : 0.1));
+  const gate = { model: "none", features: "", gate: {} as never, platt: { a: 1, b: 0 }, heldOut: 0 };
+  const trained = await trainVerificationModel(train, { folds: 2, claimNarrative: q, narrativeGate: gate });
+  const { model } = trained.refit(["aggregate", "tfidf", "idf", "narrative"]);
+  assert.deepEqual(model.narrative, gate);
+  assert.throws(() => new VerificationModel({ ...model, narrative: undefined }), /narrative part/);
+  const seen: string[] = [];
+  const at = (p: number) =>
+    new VerificationModel(model, async (texts) => {
+      seen.push(...texts);
+      return texts.map(() => p);
+    });
+  const noEncoder = async (): Promise<Float32Array[]> => {
+    throw new Error("no encoder");
+  };
+  const probs = async (m: VerificationModel) => {
+    const [out] = await m.score(
+      [m.prepare("coral reduces heat in region 1", ["Coral was sampled."])],
+      noEncoder,
+    );
+    return m.verdict(out).probs.refutes;
+  };
+  assert.ok((await probs(at(0.9))) > (await probs(at(0.1))));
+  assert.deepEqual(seen, ["coral reduces heat in region 1", "coral reduces heat in region 1"]);
+  await assert.rejects(
+    trainVerificationModel(train, { folds: 2 }).then((t) => t.refit(["narrative"])),
+    /narrativeGate/,
+  );
+});
+
+test("narrative gate rows: dev claims, their evidence and same-text rows are never seen; a fold's claims are out of its gate", () => {
+  const train = [
+    { claimId: "cf:1", claim: "Sea ice is growing." },
+    { claimId: "cf:2", claim: "CO2 is plant food." },
+  ];
+  const dev = [
+    {
+      claimId: "cf:9",
+      claim: "Models run too hot.",
+      source: "climate-fever" as const,
+      sentences: ["Models match."],
+    },
+  ];
+  const fold = (id: string) => (id === "cf:1" ? 0 : 1);
+  const sides = stanceRowSides(
+    [
+      { id: "cf:1", text: "Sea ice is growing." },
+      { id: "cf:2:e7", text: "Plants grow faster." },
+      { id: "flicc:3", text: "Models run too HOT" },
+      { id: "cf-evidence:x", text: "Models match." },
+      { id: "flicc:4", text: "CO2 is plant food" },
+      { id: "cards:5", text: "Scientists are biased." },
+      { id: "cf:9", text: "Models run too hot." },
+    ],
+    train,
+    dev,
+    fold,
+  );
+  assert.deepEqual(sides, [0, 1, DEV_SIDE, DEV_SIDE, 1, -1, DEV_SIDE]);
 });

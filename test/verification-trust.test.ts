@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { hasTrainingData } from "../src/data/paths.ts";
-import { englishLanguage, loadScopeDetector, scopeOf } from "../src/scope/scope.ts";
+import { TfidfVectorizer } from "../src/learning/tfidf.ts";
+import { climateLexicon } from "../src/scope/build.ts";
+import {
+  englishLanguage,
+  loadScopeDetector,
+  scopeFeatures,
+  scopeOf,
+  weatherSmallTalk,
+} from "../src/scope/scope.ts";
 import { loadVerificationModel, openBuiltinVerifier } from "../src/verification/builtin.ts";
 import { contrastClaim } from "../src/verification/contrast.ts";
 import { contrastGuard, partProbs } from "../src/verification/model.ts";
@@ -167,4 +175,51 @@ test("scope: non-English claims and claims on other subjects are out of scope; c
   assert.equal(off.in_scope, false);
   assert.match(off.reason ?? "", /not look like a claim about climate/);
   assert.equal(scopeOf("全球变暖是一个骗局", null).in_scope, false);
+});
+
+test("scope: weather small talk and everyday English are out of scope; weather-extreme trends stay in", async () => {
+  for (const t of [
+    "The weather today is sunny",
+    "Tomorrow will be cold and windy",
+    "Last night's storm was loud",
+  ])
+    assert.equal(weatherSmallTalk(t), true, t);
+  for (const t of [
+    "Heat waves are becoming more frequent",
+    "It is cold today, so global warming is not happening",
+    "Winters have been warmer for decades",
+  ])
+    assert.equal(weatherSmallTalk(t), false, t);
+  const detector = await loadScopeDetector();
+  const sunny = detector.assess("The weather today is sunny");
+  assert.equal(sunny.in_scope, false);
+  assert.match(sunny.reason ?? "", /weather at one time/);
+  // No climate term: the lexicon feature, not the biomedical negatives, puts it out.
+  assert.equal(detector.assess("The bakery on the corner sells fresh bread").in_scope, false);
+  assert.equal(detector.assess("Coal power plants emit more carbon dioxide than gas plants").in_scope, true);
+});
+
+test("scope lexicon: terms frequent in climate texts and rare elsewhere; a text without one gets the extra feature", () => {
+  const rows = [
+    ...Array.from({ length: 6 }, (_, i) => ({
+      id: `c${i}`,
+      text: `glacier melt ${i} report`,
+      climate: true,
+    })),
+    ...Array.from({ length: 6 }, (_, i) => ({
+      id: `o${i}`,
+      text: `patient trial ${i} report`,
+      climate: false,
+    })),
+  ].map((r) => ({ ...r, source: "cards" as const }));
+  assert.deepEqual(climateLexicon(rows, 3), ["glacier", "melt"]);
+  assert.deepEqual(climateLexicon(rows, 0), []);
+  const vectorizer = TfidfVectorizer.fit(
+    rows.map((r) => r.text),
+    { analyzer: "word", ngram: [1, 1], minDf: 1, sublinearTf: true },
+  );
+  const terms = new Set(["glacier", "melt"]);
+  const last = (t: string) => [...scopeFeatures(vectorizer, terms, t).indices].at(-1);
+  assert.equal(last("a trial report"), vectorizer.dim);
+  assert.notEqual(last("glacier report"), vectorizer.dim);
 });

@@ -65,7 +65,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
 };
 
 /** One training row of a logistic regression: a feature vector, a class, a weight and a fold. */
-interface Row {
+export interface Row {
   x: SparseVector;
   y: number;
   w: number;
@@ -114,7 +114,8 @@ export function gateWeights(rows: readonly StanceExample[], noneWeight: number):
   return raw.map((w) => w / mean);
 }
 
-function fitGate(rows: readonly Row[], dim: number, l2: number): LogisticModel {
+/** The gate's logistic regression (exported for the verifier's out-of-fold P(narrative), verification/claim-narrative.ts). */
+export function fitGate(rows: readonly Row[], dim: number, l2: number): LogisticModel {
   return trainLogistic(
     rows.map((r) => r.x as Features),
     rows.map((r) => r.y),

@@ -4,24 +4,45 @@
  * product answers it with a caution instead of a lean.
  * - Subject: a TF-IDF + logistic regression classifier, P(climate), trained by build.ts on our data (climate:
  *   Climate-FEVER claims, CARDS paragraphs, ClimateBERT climate-detection "yes"; not climate: SciFact's biomedical
- *   claims, ClimateBERT "no").
+ *   claims, ClimateBERT "no"), with one more feature: the text has no term of a climate lexicon learnt on train.
+ * - Weather small talk (the weather at one time, no word of climate or a trend): a rule, weatherSmallTalk.
  * - Language: rules (englishLanguage): the script of the letters, then English against other European function words.
  */
 import { join } from "node:path";
 import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
+import type { SparseVector } from "../learning/sparse.ts";
 import { type TfidfJson, TfidfVectorizer } from "../learning/tfidf.ts";
 import type { Scope } from "../pipeline/result.ts";
+import { contentTokens } from "../text/tokenize.ts";
 
-export const SCOPE_FORMAT = "climatecheck-scope/1";
+export const SCOPE_FORMAT = "climatecheck-scope/2";
 /** Below this P(climate), a claim is out of scope. */
 export const CLIMATE_THRESHOLD = 0.5;
 
 export interface ScopeJson {
   format: typeof SCOPE_FORMAT;
   vectorizer: TfidfJson;
+  /** Climate terms (build.ts climateLexicon); the model's last feature is "the text has none of them". */
+  lexicon: string[];
   model: LogisticJson;
+}
+
+/**
+ * Weather small talk: the weather ("rain", "sunny", "cold") at one time ("today", "tomorrow", "last night", "this
+ * weekend") with no word of climate, a trend, a comparison or a long span. Our training data have no such text (their weather words all come from climate
+ * text), so this is a rule, not learnt.
+ */
+const ONE_TIME =
+  /\b(today|tonight|tomorrow|yesterday|this (morning|afternoon|evening|weekend)|last night|right now)\b/i;
+const WEATHER =
+  /\b(weather|sunny|sunshine|rain\w*|snow\w*|cloud\w*|wind\w*|storm\w*|thunder\w*|forecast|hot|cold|warm|chilly|fog\w*|humid|freezing|umbrella|sky)\b/i;
+const LONG_VIEW =
+  /\b(climate|global|warming|greenhouse|emissions?|carbon|co2|methane|decades?|century|centuries|years|since|trends?|records?|history|historic|ever|earliest|latest|than|average|increas\w*|decreas\w*|more|less|fewer|frequent\w*|becom\w*|getting|changes?|changing|sea|ice|glaciers?|arctic|antarctic\w*|greenland|planet|world|fossil|renewable|energy)\b/i;
+
+export function weatherSmallTalk(text: string): boolean {
+  return ONE_TIME.test(text) && WEATHER.test(text) && !LONG_VIEW.test(text);
 }
 
 export type ScopeAnswer = Scope;
@@ -69,6 +90,7 @@ export class ScopeDetector {
   readonly json: ScopeJson;
   private readonly vectorizer: TfidfVectorizer;
   private readonly model: LogisticModel;
+  private readonly lexicon: ReadonlySet<string>;
 
   constructor(json: ScopeJson) {
     if (json.format !== SCOPE_FORMAT)
@@ -76,15 +98,27 @@ export class ScopeDetector {
     this.json = json;
     this.vectorizer = TfidfVectorizer.fromJSON(json.vectorizer);
     this.model = LogisticModel.fromJSON(json.model);
+    this.lexicon = new Set(json.lexicon);
   }
 
   pClimate(text: string): number {
-    return this.model.predictProba(this.vectorizer.transform(text))[1];
+    return this.model.predictProba(scopeFeatures(this.vectorizer, this.lexicon, text))[1];
   }
 
   assess(claim: string): ScopeAnswer {
     return scopeOf(claim, this.pClimate(claim));
   }
+}
+
+/** The model's features: word TF-IDF, then 1 when the text has no climate term of the lexicon. */
+export function scopeFeatures(
+  vectorizer: TfidfVectorizer,
+  lexicon: ReadonlySet<string>,
+  text: string,
+): SparseVector {
+  const v = vectorizer.transform(text);
+  if (contentTokens(text).some((t) => lexicon.has(t))) return v;
+  return { indices: [...v.indices, vectorizer.dim], values: [...v.values, 1] };
 }
 
 export const SCOPE_MODEL_PATH = join(MODELS_DIR, "scope", "model.json");
@@ -103,5 +137,8 @@ export function scopeOf(claim: string, pClimate: number | null): ScopeAnswer {
       "This claim does not look like English: ClimateCheck checks English claims about climate, so it gives no lean and the verdicts below are not meaningful.";
   else if (p !== null && p < CLIMATE_THRESHOLD)
     reason = `This claim does not look like a claim about climate (probability ${p.toFixed(2)}): ClimateCheck checks climate claims against climate science, so it gives no lean and the verdicts below are not meaningful.`;
+  else if (weatherSmallTalk(claim))
+    reason =
+      "This claim is about the weather at one time, not about climate (a trend over years): ClimateCheck checks climate claims against climate science, so it gives no lean and the verdicts below are not meaningful.";
   return { in_scope: reason === null, p_climate: p, english, reason };
 }

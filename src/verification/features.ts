@@ -90,8 +90,17 @@ export const PAIR_STANCE_FEATURES = [
   "log_sentences",
 ] as const;
 
-export type PairGroup = "stance" | "lexical" | "aggregate" | "tfidf" | "idf";
-export const ALL_PAIR_GROUPS: readonly PairGroup[] = ["stance", "lexical", "aggregate", "tfidf", "idf"];
+export type PairGroup = "stance" | "lexical" | "aggregate" | "tfidf" | "idf" | "narrative" | "narrative-x";
+/** "narrative": the claim's P(narrative); "narrative-x": its product with every feature of the groups before. */
+export const ALL_PAIR_GROUPS: readonly PairGroup[] = [
+  "stance",
+  "lexical",
+  "aggregate",
+  "tfidf",
+  "idf",
+  "narrative",
+  "narrative-x",
+];
 /** The shipped pair groups: the ablations (BENCHMARKS.md) found that the stance group adds nothing on dev. */
 export const DEFAULT_PAIR_GROUPS: readonly PairGroup[] = ["aggregate", "tfidf", "idf"];
 
@@ -122,6 +131,9 @@ export function pairDim(
   if (groups.includes("aggregate")) d += AGGREGATE_DIM;
   if (groups.includes("tfidf")) d += 5;
   if (groups.includes("idf")) d += IDF_FEATURES.length;
+  const base = d;
+  if (groups.includes("narrative")) d += 1;
+  if (groups.includes("narrative-x")) d += base;
   return d;
 }
 
@@ -140,6 +152,8 @@ export interface PairInputs {
   tfidf?: ArrayLike<number>;
   /** The "idf" group's features (idf.ts); needed when that group is on. */
   idf?: readonly number[];
+  /** The claim's P(narrative) (claim-narrative.ts); needed when the "narrative" group is on. */
+  narrative?: number;
 }
 
 const logOdds = (a: number, b: number) => Math.log((a + 1e-4) / (b + 1e-4));
@@ -189,6 +203,14 @@ export function pairFeatures(
   if (groups.includes("idf")) {
     if (!input.idf) throw new Error("pairFeatures: the idf group needs its features");
     out.push(...input.idf);
+  }
+  // The claim's P(narrative) and (interactions) what the evidence says, weighed by it.
+  if (groups.includes("narrative") || groups.includes("narrative-x")) {
+    const q = input.narrative;
+    if (q === undefined) throw new Error("pairFeatures: the narrative groups need the claim's P(narrative)");
+    const base = out.length;
+    if (groups.includes("narrative")) out.push(q);
+    if (groups.includes("narrative-x")) for (let j = 0; j < base; j++) out.push(q * out[j]);
   }
   return Float32Array.from(out);
 }

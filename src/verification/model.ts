@@ -18,6 +18,7 @@ import { argmax } from "../learning/decision-weights.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { type Standardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, NEI } from "../types.ts";
+import { type ClaimNarrative, type ClaimNarrativeJson, openClaimNarrative } from "./claim-narrative.ts";
 import { contrastClaim } from "./contrast.ts";
 import {
   bestCandidate,
@@ -83,6 +84,8 @@ export interface VerificationModelJson {
   pairs: Record<Kind, PairPartJson>;
   /** Direction check at inference (contrastGuard): a Supports pair is weighed against the claim's contrast. */
   contrastGuard?: boolean;
+  /** The claim's P(narrative) for the "narrative" group: a gate on a narratives model's features (claim-narrative.ts). */
+  narrative?: ClaimNarrativeJson;
 }
 
 /** A pair after the cheap step: lexical features of every sentence and the chosen candidates. */
@@ -144,8 +147,10 @@ export class VerificationModel {
   readonly pairs: Record<Kind, LogisticModel>;
   readonly tfidf?: TfidfPairModel;
   readonly idf?: IdfTable;
+  private claimNarrative?: Promise<ClaimNarrative>;
 
-  constructor(json: VerificationModelJson) {
+  /** `claimNarrative` replaces the narratives model the json names (tests, other models); read only when needed. */
+  constructor(json: VerificationModelJson, claimNarrative?: ClaimNarrative) {
     if (json.format !== MODEL_FORMAT)
       throw new Error(`unsupported verification model format "${json.format}" (expected ${MODEL_FORMAT})`);
     this.json = json;
@@ -164,6 +169,20 @@ export class VerificationModel {
     ];
     for (const [group, part] of needs)
       if (json.pairGroups.includes(group) && !part) throw new Error(`the pair model needs its ${group} part`);
+    if (json.pairGroups.some((g) => g.startsWith("narrative")) && !json.narrative && !claimNarrative)
+      throw new Error("the pair model needs its narrative part");
+    if (claimNarrative) this.claimNarrative = Promise.resolve(claimNarrative);
+  }
+
+  get usesNarrative(): boolean {
+    return this.json.pairGroups.some((g) => g.startsWith("narrative"));
+  }
+
+  /** The claims' P(narrative), from the narratives model (loaded on first use). */
+  private async narratives(pairs: readonly PreparedPair[]): Promise<number[] | undefined> {
+    if (!this.usesNarrative) return undefined;
+    this.claimNarrative ??= openClaimNarrative(this.json.narrative as ClaimNarrativeJson);
+    return (await this.claimNarrative)(pairs.map((p) => p.claim));
   }
 
   prepare(claim: string, sentences: string[], title?: string): PreparedPair {
@@ -197,7 +216,8 @@ export class VerificationModel {
 
   /** Runs steps 2 and 3 for prepared pairs; with a stance model the encoder sees each distinct text once. */
   async score(pairs: readonly PreparedPair[], embed: Embed): Promise<PairOutput[]> {
-    if (!this.usesEncoder) return pairs.map((p) => this.output(p, p.candidates));
+    const narrative = await this.narratives(pairs);
+    if (!this.usesEncoder) return pairs.map((p, i) => this.output(p, p.candidates, narrative?.[i]));
     const texts = new Map<string, number>();
     const slot = (t: string) => {
       const known = texts.get(t);
@@ -216,17 +236,18 @@ export class VerificationModel {
         ...c,
         stance: this.stanceProbs(u, vectors[plan[i].candidates[k]], p.lexical[c.index]),
       }));
-      return this.output(p, candidates);
+      return this.output(p, candidates, narrative?.[i]);
     });
   }
 
-  private output(p: PreparedPair, candidates: CandidateScore[]): PairOutput {
+  private output(p: PreparedPair, candidates: CandidateScore[], narrative?: number): PairOutput {
     const kind = kindOf(p.sentences.length);
     const x = pairFeatures(this.json.families, this.json.pairGroups, {
       candidates,
       lexical: p.lexical,
       tfidf: p.tfidf,
       idf: p.idf,
+      narrative,
     });
     return {
       logits: this.pairs[kind].decision(standardise(x, this.json.pairs[kind].standardiser)),

@@ -16,6 +16,7 @@ import type { SparseVector } from "../learning/sparse.ts";
 import { hashUnit } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
+import type { ClaimNarrativeJson } from "./claim-narrative.ts";
 import { climateFeverExamples, type SourcedExample, sciFactExamples, splitByClaim } from "./examples.ts";
 import {
   ALL_FAMILIES,
@@ -101,6 +102,13 @@ export interface TrainOptions {
   neiSupportsPenalty?: number;
   /** Weight of Refutes F1 added to that objective (default 0.25). */
   refutesBonus?: number;
+  /**
+   * Per training example, its claim's P(narrative) from a narratives gate that did not see the claim
+   * (claim-narrative.ts outOfFoldClaimNarrative); needed for the "narrative" pair group.
+   */
+  claimNarrative?: readonly number[];
+  /** The gate that gives P(narrative) at inference (claim-narrative.ts fitClaimNarrative), stored in the model. */
+  narrativeGate?: ClaimNarrativeJson;
   log?: (message: string) => void;
 }
 
@@ -371,6 +379,7 @@ export async function trainVerificationModel(
         lexical: lexical[i],
         tfidf: oofTfidf[i],
         idf: cues[i].idf,
+        narrative: options.claimNarrative?.[i],
       }),
     );
     const standardiser = fitStandardiser(raw);
@@ -409,6 +418,13 @@ export async function trainVerificationModel(
     o: RefitOptions = {},
   ): { model: VerificationModelJson; calibration: CalibrationReport } => {
     if (groups.includes("stance") && !stance) throw new Error("refit: train with `stance: true` first");
+    if (
+      groups.some((g) => g.startsWith("narrative")) &&
+      (options.claimNarrative?.length !== train.length || !options.narrativeGate)
+    )
+      throw new Error(
+        "refit: the narrative group needs options.claimNarrative (every example) and narrativeGate",
+      );
     const penalty = o.neiSupportsPenalty ?? options.neiSupportsPenalty ?? 2;
     const refutesBonus = o.refutesBonus ?? options.refutesBonus ?? 0.25;
     // A kind with too few pairs (or a label missing) shares a model fitted on all pairs.
@@ -503,6 +519,7 @@ export async function trainVerificationModel(
         : {}),
       ...(groups.includes("idf") ? { idf: idf.json } : {}),
       pairGroups: [...groups],
+      ...(groups.some((g) => g.startsWith("narrative")) ? { narrative: options.narrativeGate } : {}),
       pairs: parts,
       ...(o.contrastGuard === false ? {} : { contrastGuard: true }),
     };
