@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { dotRows } from "../src/index/ivf.ts";
-import { simdDots } from "../src/index/simd-dots.ts";
+import { codeWidth, quantizeQuery, quantizeRows, simdDots } from "../src/index/simd-dots.ts";
 import { VectorSet } from "../src/index/vectors.ts";
 import { mulberry32 } from "../src/learning/random.ts";
 import { tempDir } from "./retrieval-fixtures.ts";
@@ -73,4 +73,32 @@ test("VectorSet on the SIMD kernel: search and score agree with each other and w
   );
   for (const h of hits) assert.equal(set.score(q, h.docno), h.score);
   assert.deepEqual(Array.from(set.vector(17)), Array.from(data.subarray(17 * dim, 18 * dim)));
+});
+
+test("int8 kernel: quantised rows and query give each dot product to within 1% of the vectors' norms", () => {
+  const dim = 100;
+  const rows = 40;
+  const width = codeWidth(dim);
+  assert.equal(width, 104);
+  const k = simdDots(rows * width + rows * 4 + width * 2 + rows * 4, dim);
+  assert.ok(k);
+  const data = random(rows * dim, 21);
+  const buf = k.memory.buffer;
+  const codes = new Int8Array(buf, 0, rows * width);
+  const scalesAt = rows * width;
+  quantizeRows(data, rows, dim, codes, new Float32Array(buf, scalesAt, rows));
+  const queryAt = scalesAt + rows * 4;
+  const q = random(dim, 22);
+  const factor = quantizeQuery(q, new Int16Array(buf, queryAt, width));
+  const outAt = queryAt + width * 2;
+  k.dotsI8(queryAt, 0, scalesAt, rows, width, outAt);
+  const out = new Float32Array(buf, outAt, rows);
+  const norm = (x: Float32Array) => Math.sqrt(x.reduce((s, v) => s + v * v, 0));
+  for (let r = 0; r < rows; r++) {
+    const row = data.subarray(r * dim, (r + 1) * dim);
+    const exact = dotRows(q, 0, data, r * dim, dim);
+    assert.ok(Math.abs(out[r] * factor - exact) < 0.01 * norm(q) * norm(row), `row ${r}`);
+  }
+  // The padding of each row stays zero, so it adds nothing.
+  for (let r = 0; r < rows; r++) for (let j = dim; j < width; j++) assert.equal(codes[r * width + j], 0);
 });

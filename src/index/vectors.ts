@@ -4,15 +4,19 @@
  * (src/index/ivf.ts, built at ingest) and scan only the lists nearest the query: at 400k x 512 exhaustive search
  * costs about half a second per claim (see BENCHMARKS.md, retrieval-scale). With IVF the vectors are held in list
  * order, so each probed list is one sequential scan (in docno order they were scattered over 800 MB, and the
- * scan ran at less than half the speed of an exhaustive one).
+ * scan ran at less than half the speed of an exhaustive one). At that size the scan is bound by memory traffic, not
+ * arithmetic, so IVF sets also keep int8 codes of their rows (a quarter of the bytes): the probed lists are scanned
+ * on the codes and the best 2k candidates rescored in float32. Exhaustive search and score() stay exact.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type Hit, topHits } from "./bm25.ts";
 import { dotRows, type Ivf, probeLists } from "./ivf.ts";
-import { type SimdDots, simdDots } from "./simd-dots.ts";
+import { codeWidth, quantizeQuery, quantizeRows, type SimdDots, simdDots } from "./simd-dots.ts";
 
 /** Rows read at a time when loading vectors into list order. */
 const CHUNK_ROWS = 4096;
+/** IVF search: candidates kept from the int8 scan per hit wanted, then rescored in float32. */
+const RESCORE = 2;
 
 export class VectorSet {
   readonly dim: number;
@@ -31,6 +35,8 @@ export class VectorSet {
     queryAt: number;
     out: Float32Array;
     outAt: number;
+    /** IVF sets: int8 codes of the rows and the int16 query, scanned first (a quarter of the bytes). */
+    codes?: { at: number; width: number; scalesAt: number; query: Int16Array; queryAt: number };
   } | null;
 
   constructor(path: string, dim: number, size: number, ivf?: Ivf) {
@@ -42,13 +48,24 @@ export class VectorSet {
       throw new Error(`${path}: the IVF index covers ${ivf.n} x ${ivf.dim}, the vectors ${size} x ${dim}`);
     const queryAt = size * dim * 4;
     const outAt = queryAt + dim * 4;
-    const kernel = simdDots(outAt + size * 4, dim);
+    const width = codeWidth(dim);
+    const codesAt = outAt + size * 4;
+    const scalesAt = codesAt + size * width;
+    const query16At = scalesAt + size * 4;
+    const kernel = simdDots(ivf ? query16At + width * 2 : codesAt, dim);
     this.simd = kernel && {
       kernel,
       query: new Float32Array(kernel.memory.buffer, queryAt, dim),
       queryAt,
       out: new Float32Array(kernel.memory.buffer, outAt, size),
       outAt,
+      codes: ivf && {
+        at: codesAt,
+        width,
+        scalesAt,
+        query: new Int16Array(kernel.memory.buffer, query16At, width),
+        queryAt: query16At,
+      },
     };
     const data = kernel
       ? new Float32Array(kernel.memory.buffer, 0, size * dim)
@@ -75,6 +92,17 @@ export class VectorSet {
       }
     } finally {
       closeSync(fd);
+    }
+    const codes = this.simd?.codes;
+    if (kernel && codes) {
+      const buf = kernel.memory.buffer;
+      quantizeRows(
+        data,
+        size,
+        dim,
+        new Int8Array(buf, codes.at, size * width),
+        new Float32Array(buf, scalesAt, size),
+      );
     }
   }
 
@@ -124,11 +152,48 @@ export class VectorSet {
   /** Top k among the docs of the `probe` lists whose centroids are nearest the query. */
   private searchIvf(query: Float32Array, k: number, probe: number): Hit[] {
     const ivf = this.ivf as Ivf;
-    this.simd?.query.set(query);
+    const lists = probeLists(ivf, query, probe);
+    const { simd } = this;
+    const codes = simd?.codes;
+    if (!simd || !codes) {
+      let m = 0;
+      for (const l of lists) m = this.scoreRows(query, ivf.start[l], ivf.start[l + 1], m);
+      return topHits(this.ids, m, this.scores, k);
+    }
+    // The scan is bound by memory traffic: int8 codes first, then the best RESCORE x k rescored exactly.
+    const factor = quantizeQuery(query, codes.query);
+    const { scores, ids } = this;
+    const { out } = simd;
+    const { width } = codes;
     let m = 0;
-    for (const l of probeLists(ivf, query, probe))
-      m = this.scoreRows(query, ivf.start[l], ivf.start[l + 1], m);
-    return topHits(this.ids, m, this.scores, k);
+    for (const l of lists) {
+      const from = ivf.start[l];
+      const to = ivf.start[l + 1];
+      simd.kernel.dotsI8(
+        codes.queryAt,
+        codes.at + from * width,
+        codes.scalesAt + from * 4,
+        to - from,
+        width,
+        simd.outAt + from * 4,
+      );
+      for (let r = from; r < to; r++) {
+        const d = ivf.docs[r];
+        scores[d] = out[r] * factor;
+        ids[m++] = d;
+      }
+    }
+    const rough = topHits(ids, m, scores, RESCORE * k);
+    simd.query.set(query);
+    const exact = rough.map((h) => ({ docno: h.docno, score: this.exactScore(h.docno) }));
+    return exact.sort((a, b) => b.score - a.score || a.docno - b.docno).slice(0, k);
+  }
+
+  /** score() for the query already in the kernel's memory. */
+  private exactScore(docno: number): number {
+    const simd = this.simd as NonNullable<VectorSet["simd"]>;
+    simd.kernel.dots(simd.queryAt, this.base(docno) * 4, 1, this.dim, simd.outAt);
+    return simd.out[0];
   }
 }
 
