@@ -39,37 +39,34 @@ test("SIMD kernel: each row's dot product with the query, as the float64 loop gi
   }
 });
 
-test("SIMD kernel is declined for widths that are not a multiple of 4; VectorSet then keeps the exact loop", () => {
-  assert.equal(simdDots(1024, 6), null);
-  const dim = 6;
-  const n = 50;
-  const data = random(n * dim, 3);
+/** A VectorSet over random rows, a random query, and the exact dot products of the query with every row. */
+function randomSet(n: number, dim: number, seed: number) {
+  const data = random(n * dim, seed);
   const path = join(tempDir(), "v.f32");
   writeFileSync(path, new Uint8Array(data.buffer));
-  const set = new VectorSet(path, dim, n);
-  const q = random(dim, 9);
-  const hits = set.search(q, 5);
+  const q = random(dim, seed + 1);
   const exact = [...Array(n).keys()].map((d) => dotRows(q, 0, data, d * dim, dim));
+  const top = (k: number) => [...Array(n).keys()].sort((a, b) => exact[b] - exact[a]).slice(0, k);
+  return { set: new VectorSet(path, dim, n), data, q, exact, top };
+}
+
+test("SIMD kernel is declined for widths that are not a multiple of 4; VectorSet then keeps the exact loop", () => {
+  assert.equal(simdDots(1024, 6), null);
+  const { set, q, exact, top } = randomSet(50, 6, 3);
   assert.deepEqual(
-    hits.map((h) => h.docno),
-    [...Array(n).keys()].sort((a, b) => exact[b] - exact[a]).slice(0, 5),
+    set.search(q, 5).map((h) => h.docno),
+    top(5),
   );
   assert.equal(set.score(q, 3), exact[3]);
 });
 
 test("VectorSet on the SIMD kernel: search and score agree with each other and with the exact ranking", () => {
   const dim = 64;
-  const n = 300;
-  const data = random(n * dim, 11);
-  const path = join(tempDir(), "v.f32");
-  writeFileSync(path, new Uint8Array(data.buffer));
-  const set = new VectorSet(path, dim, n);
-  const q = random(dim, 12);
+  const { set, data, q, top } = randomSet(300, dim, 11);
   const hits = set.search(q, 10);
-  const exact = [...Array(n).keys()].map((d) => dotRows(q, 0, data, d * dim, dim));
   assert.deepEqual(
     hits.map((h) => h.docno),
-    [...Array(n).keys()].sort((a, b) => exact[b] - exact[a]).slice(0, 10),
+    top(10),
   );
   for (const h of hits) assert.equal(set.score(q, h.docno), h.score);
   assert.deepEqual(Array.from(set.vector(17)), Array.from(data.subarray(17 * dim, 18 * dim)));

@@ -64,6 +64,18 @@ const f32x4Mul = [SIMD, 0xe6, 0x01];
 const f32x4Add = [SIMD, 0xe4, 0x01];
 const lane = (k: number) => [...get(ACC), SIMD, 0x1f, k];
 const rowBytes = [...get(DIM), ...i32(2), 0x74]; // dim << 2
+/** base + 4 x index (an i32 address). */
+const at4 = (base: number, index: number) => [...get(base), ...get(index), ...i32(2), 0x74, 0x6a];
+/** ((lane 0 + lane 1) + lane 2) + lane 3, with `add` the add instruction of the lane type. */
+const sumLanes = (lane: (k: number) => number[], add: number) => [
+  ...lane(0),
+  ...lane(1),
+  add,
+  ...lane(2),
+  add,
+  ...lane(3),
+  add,
+];
 
 const body = [
   ...[0x02, 0x03, 0x7f, 0x01, 0x7b], // locals: 3 x i32, 1 x v128
@@ -101,18 +113,8 @@ const body = [
   ...[0x0d, 0], // br_if: next 4 floats
   0x0b,
   // out[r] = ((lane0 + lane1) + lane2) + lane3
-  ...get(OUT),
-  ...get(R),
-  ...i32(2),
-  0x74,
-  0x6a,
-  ...lane(0),
-  ...lane(1),
-  0x92,
-  ...lane(2),
-  0x92,
-  ...lane(3),
-  0x92,
+  ...at4(OUT, R),
+  ...sumLanes(lane, 0x92),
   ...[0x38, 0x02, 0x00], // f32.store
   ...get(P),
   ...rowBytes,
@@ -170,24 +172,10 @@ const bodyI8 = [
   ...[0x0d, 0],
   0x0b,
   // out[r] = float(sum of lanes) * scales[r]
-  ...get(OUT_I),
-  ...get(RI),
-  ...i32(2),
-  0x74,
-  0x6a,
-  ...laneI(0),
-  ...laneI(1),
-  0x6a,
-  ...laneI(2),
-  0x6a,
-  ...laneI(3),
-  0x6a,
+  ...at4(OUT_I, RI),
+  ...sumLanes(laneI, 0x6a),
   0xb2, // f32.convert_i32_s
-  ...get(SCALES),
-  ...get(RI),
-  ...i32(2),
-  0x74,
-  0x6a,
+  ...at4(SCALES, RI),
   ...[0x2a, 0x02, 0x00], // f32.load
   0x94, // f32.mul
   ...[0x38, 0x02, 0x00],
