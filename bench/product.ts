@@ -23,8 +23,8 @@ const WARMUP = 3;
 const MEASURED = 40;
 const LOAD_SECONDS = 60;
 /**
- * Load before the measured window. With 2 workers at ~30 checks/s, 2 minutes left the retriever's memo of
- * sentence word vectors (bounded by the corpus's sentences) still filling in one worker; 4 minutes let it settle.
+ * Load before the measured window. With 2 workers at ~30 checks/s, 2 minutes left the retriever's memo (then of
+ * sentence word vectors, now of analysed abstracts) still filling in one worker; 4 minutes let it settle.
  */
 const WARMUP_LOAD_SECONDS = 240;
 const CONNECTIONS = 4;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { loadTransformers, TRANSFORMERS_PACKAGE } from "../src/encoders/onnx-folder.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { FILES, readManifest } from "../src/index/schema.ts";
 import { readNarrativesConfig } from "../src/narratives/config.ts";
@@ -9,7 +10,6 @@ import { openByoRetrieval, type RetrievalConfig, readRetrievalConfig } from "../
 import { order, rrfCombine, rrfFusion } from "../src/retrieval/fusion.ts";
 import { openRetriever } from "../src/retrieval/load.ts";
 import { openCrossEncoder, openOnnxEmbedder, pool } from "../src/retrieval/onnx-models.ts";
-import { loadTransformers, TRANSFORMERS_PACKAGE } from "../src/verification/backends/onnx.ts";
 import { resolveVerifierConfig } from "../src/verification/config.ts";
 import { ABSTRACTS, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 import { tinyModels } from "./tiny-models-fixture.ts";

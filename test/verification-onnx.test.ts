@@ -4,12 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { TINY_NLI_ROWS, writeTinyModel } from "../bench/fixtures/tiny-models.ts";
+import { loadTransformers, TRANSFORMERS_PACKAGE } from "../src/encoders/onnx-folder.ts";
 import { LABELS } from "../src/types.ts";
-import {
-  loadTransformers,
-  openOnnxVerifier,
-  TRANSFORMERS_PACKAGE,
-} from "../src/verification/backends/onnx.ts";
+import { openOnnxVerifier } from "../src/verification/backends/onnx.ts";
 import { aggregateSentences, classProbs, resolveLabelMap } from "../src/verification/backends/onnx-labels.ts";
 import { openVerifier, resolveVerifierConfig } from "../src/verification/config.ts";
 import { abstractSentences, type Verifier, type VerifyPair } from "../src/verification/verifier.ts";

@@ -131,13 +131,24 @@ export class VectorSet {
   }
 
   /** Scores of rows [from, to) into `scores` by docno, and their docnos into ids[m...]; returns the new m. */
-  private scoreRows(query: Float32Array, from: number, to: number, m: number): number {
+  private scoreRows(query: Float32Array, from: number, to: number, m: number, int8Factor?: number): number {
     const { dim, data, scores, ids, simd } = this;
     const docs = this.ivf?.docs;
-    if (simd) simd.kernel.dots(simd.queryAt, from * dim * 4, to - from, dim, simd.outAt + from * 4);
+    const codes = int8Factor === undefined ? undefined : simd?.codes;
+    if (simd && codes)
+      simd.kernel.dotsI8(
+        codes.queryAt,
+        codes.at + from * codes.width,
+        codes.scalesAt + from * 4,
+        to - from,
+        codes.width,
+        simd.outAt + from * 4,
+      );
+    else if (simd) simd.kernel.dots(simd.queryAt, from * dim * 4, to - from, dim, simd.outAt + from * 4);
+    const factor = int8Factor ?? 1;
     for (let r = from; r < to; r++) {
       const d = docs ? docs[r] : r;
-      scores[d] = simd ? simd.out[r] : dotRows(query, 0, data, r * dim, dim);
+      scores[d] = simd ? simd.out[r] * factor : dotRows(query, 0, data, r * dim, dim);
       ids[m++] = d;
     }
     return m;
@@ -149,41 +160,20 @@ export class VectorSet {
     return topHits(this.ids, this.scoreRows(query, 0, this.size, 0), this.scores, k);
   }
 
-  /** Top k among the docs of the `probe` lists whose centroids are nearest the query. */
+  /**
+   * Top k among the docs of the `probe` lists whose centroids are nearest the query. The scan is bound by memory
+   * traffic, so with the SIMD kernel it runs on the int8 codes and the best RESCORE x k are rescored exactly.
+   */
   private searchIvf(query: Float32Array, k: number, probe: number): Hit[] {
     const ivf = this.ivf as Ivf;
-    const lists = probeLists(ivf, query, probe);
     const { simd } = this;
     const codes = simd?.codes;
-    if (!simd || !codes) {
-      let m = 0;
-      for (const l of lists) m = this.scoreRows(query, ivf.start[l], ivf.start[l + 1], m);
-      return topHits(this.ids, m, this.scores, k);
-    }
-    // The scan is bound by memory traffic: int8 codes first, then the best RESCORE x k rescored exactly.
-    const factor = quantizeQuery(query, codes.query);
-    const { scores, ids } = this;
-    const { out } = simd;
-    const { width } = codes;
+    const factor = codes && quantizeQuery(query, codes.query);
     let m = 0;
-    for (const l of lists) {
-      const from = ivf.start[l];
-      const to = ivf.start[l + 1];
-      simd.kernel.dotsI8(
-        codes.queryAt,
-        codes.at + from * width,
-        codes.scalesAt + from * 4,
-        to - from,
-        width,
-        simd.outAt + from * 4,
-      );
-      for (let r = from; r < to; r++) {
-        const d = ivf.docs[r];
-        scores[d] = out[r] * factor;
-        ids[m++] = d;
-      }
-    }
-    const rough = topHits(ids, m, scores, RESCORE * k);
+    for (const l of probeLists(ivf, query, probe))
+      m = this.scoreRows(query, ivf.start[l], ivf.start[l + 1], m, factor);
+    if (!simd || !codes) return topHits(this.ids, m, this.scores, k);
+    const rough = topHits(this.ids, m, this.scores, RESCORE * k);
     simd.query.set(query);
     const exact = rough.map((h) => ({ docno: h.docno, score: this.exactScore(h.docno) }));
     return exact.sort((a, b) => b.score - a.score || a.docno - b.docno).slice(0, k);

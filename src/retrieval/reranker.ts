@@ -4,7 +4,7 @@
  * same claim), so only the order within a claim is learnt, never a cross-claim calibration.
  */
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "../data/tables.ts";
 import { type LogisticJson, LogisticModel, trainLogistic } from "../learning/logistic.ts";
 import { mulberry32, shuffle } from "../learning/random.ts";
 import { fitStandardiser, type Standardiser, standardise } from "../learning/standardise.ts";
@@ -46,7 +46,7 @@ export class Reranker {
   }
 
   async save(path: string): Promise<void> {
-    await writeFile(path, `${JSON.stringify(this.json)}\n`);
+    await writeFileAtomic(path, `${JSON.stringify(this.json)}\n`);
   }
 
   score(x: Float32Array): number {

@@ -6,6 +6,7 @@
 import { DataError } from "../data/errors.ts";
 import { normalizeInPlace } from "../encoders/vector.ts";
 import { indexTerms, type QueryTerm } from "../index/bm25.ts";
+import { TITLE_AND_ABSTRACT } from "../index/embed-text.ts";
 import type { OpenIndex } from "../index/open.ts";
 import { rm3Expand } from "../index/rm3.ts";
 import { tokenize } from "../text/tokenize.ts";
@@ -206,17 +207,23 @@ export class Retriever {
 
   /** Final ranking of a stage-1 result: re-ranked head, then the rest in fused order. */
   rank(s: Stage1, k: number): RetrievedAbstract[] {
-    const out: RetrievedAbstract[] = [];
     const r = this.reranker;
-    let rest = s.order;
-    if (r) {
-      const { rows, x } = this.features(s, r.json.families, r.json.rerankDepth);
-      const scored = rows.map((i, j) => ({ i, score: r.score(x[j]) }));
-      scored.sort((a, b) => b.score - a.score || s.cands[a.i].docno - s.cands[b.i].docno);
-      for (const h of scored) out.push(this.hit(s, h.i, h.score));
-      rest = s.order.slice(rows.length);
-    }
-    for (const i of rest) {
+    if (!r) return this.ordered(s, [], [], k);
+    const { rows, x } = this.features(s, r.json.families, r.json.rerankDepth);
+    return this.ordered(
+      s,
+      rows,
+      x.map((v) => r.score(v)),
+      k,
+    );
+  }
+
+  /** The top k: `head` (the first fused candidates) by `scores`, best first, then the rest in fused order. */
+  private ordered(s: Stage1, head: number[], scores: number[], k: number): RetrievedAbstract[] {
+    const scored = head.map((i, j) => ({ i, score: scores[j] }));
+    scored.sort((a, b) => b.score - a.score || s.cands[a.i].docno - s.cands[b.i].docno);
+    const out = scored.map((h) => this.hit(s, h.i, h.score));
+    for (const i of s.order.slice(head.length)) {
       if (out.length >= k) break;
       out.push(this.hit(s, i, s.fused[i]));
     }
@@ -238,22 +245,11 @@ export class Retriever {
     const out: RetrievedAbstract[][] = [];
     for (const s of stages) {
       const head = s.order.slice(0, c.topN);
-      const texts = head.map((i) => {
-        const d = this.index.docs.get(s.cands[i].docno);
-        return d.title ? `${d.title}. ${d.abstract}` : d.abstract;
-      });
+      const texts = head.map((i) => TITLE_AND_ABSTRACT.text(this.index.docs.get(s.cands[i].docno)));
       const lists: number[][] = [];
       for (const scorer of c.scorers) lists.push(await scorer.score(s.claim, texts));
       // One model: its own scores; several: their reciprocal rank fusion.
-      const combined = lists.length === 1 ? lists[0] : rrfCombine(lists, c.rrfK);
-      const scored = head.map((i, j) => ({ i, score: combined[j] }));
-      scored.sort((a, b) => b.score - a.score || s.cands[a.i].docno - s.cands[b.i].docno);
-      const hits = scored.map((h) => this.hit(s, h.i, h.score));
-      for (const i of s.order.slice(head.length)) {
-        if (hits.length >= k) break;
-        hits.push(this.hit(s, i, s.fused[i]));
-      }
-      out.push(hits.slice(0, k));
+      out.push(this.ordered(s, head, lists.length === 1 ? lists[0] : rrfCombine(lists, c.rrfK), k));
     }
     return out;
   }

@@ -4,9 +4,9 @@
  * models/retrieval/reranker.json with the dev figures. Deterministic: same data, same model.
  */
 import { rmSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
+import { writeFileAtomic } from "../data/tables.ts";
 import type { Interval } from "../evaluation/bootstrap.ts";
 import type { RetrievalScores } from "../evaluation/metrics.ts";
 import type { Bm25Tuning } from "../index/bm25-settings.ts";
@@ -294,9 +294,8 @@ export async function trainRetrieval(options: TrainRetrievalOptions = {}): Promi
       });
     }
     const outDir = options.outDir ?? join(MODELS_DIR, "retrieval");
-    await mkdir(outDir, { recursive: true });
     await reranker.save(join(outDir, "reranker.json"));
-    await writeFile(join(outDir, "CARD.md"), card(reranker, l2, figures, sets, tuning, cvLog));
+    await writeFileAtomic(join(outDir, "CARD.md"), card(reranker, l2, figures, sets, tuning, cvLog));
     log(`wrote ${join(outDir, "reranker.json")} and CARD.md`);
     return reranker;
   } finally {

@@ -5,10 +5,10 @@
  * Writes models/retrieval/bm25.json, which ingest reads at finalise (src/index/bm25-settings.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { readCorpus } from "../data/climatecheck.ts";
+import { writeFileAtomic } from "../data/tables.ts";
 import { recallAt, scoreRetrievalPerClaim } from "../evaluation/metrics.ts";
 import {
   Bm25Builder,
@@ -282,9 +282,7 @@ export async function tuneBm25(
       ]),
     ),
   };
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(`${path}.tmp`, `${JSON.stringify(tuning, null, 2)}\n`);
-  await rename(`${path}.tmp`, path);
+  await writeFileAtomic(path, `${JSON.stringify(tuning, null, 2)}\n`);
   return tuning;
 }
 

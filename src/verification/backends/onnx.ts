@@ -35,33 +35,6 @@ export interface OnnxVerifierOptions {
   minConfidence?: number;
 }
 
-/** The optional package this backend runs on; not installed by `npm ci` (see README, "onnx"). */
-export const TRANSFORMERS_PACKAGE = "@huggingface/transformers";
-/** The version this backend is tested with (.ci/run installs it). */
-export const TRANSFORMERS_VERSION = "4.3.1";
-
-/**
- * Loads the package on first use (onnxruntime-node is a large native library the other backends do not need); when
- * it is not installed, says which package to install and how. `specifier` is for tests.
- */
-export async function loadTransformers(
-  specifier: string = TRANSFORMERS_PACKAGE,
-  stage = "--backend onnx",
-): Promise<unknown> {
-  try {
-    return await import(specifier);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    // Only the package itself missing; a broken install inside it keeps its own error.
-    if (code !== "ERR_MODULE_NOT_FOUND" || !String((e as Error).message).includes(`'${specifier}'`)) throw e;
-    throw new DataError(
-      stage,
-      `the onnx backend needs the optional package ${specifier}, which is not installed: run ` +
-        `\`npm install --no-save ${specifier}@${TRANSFORMERS_VERSION}\` (package.json's allowScripts keeps onnxruntime-node from downloading CUDA files)`,
-    );
-  }
-}
-
 export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Verifier> {
   const {
     maxLength = 512,
