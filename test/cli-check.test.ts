@@ -100,9 +100,12 @@ test("check answers a claim that is not about climate as out of scope: caution, 
   assert.ok(r.scope.p_climate !== null && r.scope.p_climate < 0.5, String(r.scope.p_climate));
   assert.equal(r.summary.lean, "out_of_scope");
   assert.match(r.caution.reason ?? "", /does not look like a claim about climate/);
+  // No phantom narrative: the narratives model is not asked about text it knows nothing of.
+  assert.deepEqual([r.narratives, r.p_narrative], [[], null]);
   for (const e of r.evidence) assert.equal(typeof e.relevance, "number");
   const text = await run(process.execPath, args(claim, "--k", "2"), { env: env() });
   assert.match(text.stdout, /^Claim: .+\nOut of scope: This claim does not look like a claim about climate/);
+  assert.match(text.stdout, /\nNarratives: not assessed \(the claim is out of scope\)\n\nEvidence/);
   assert.match(text.stdout, /\(lean: out_of_scope, 0%\)/);
 });
 

@@ -61,6 +61,10 @@ test("POST /v1/check: a claim not in English is answered as out of scope, with a
   assert.equal(r.summary.lean_confidence, 0);
   assert.equal(r.caution.needs_human_review, true);
   assert.match(r.caution.reason ?? "", /does not look like English/);
+  assert.deepEqual([r.narratives, r.p_narrative], [[], null]);
+  const n = await post("/v1/narratives", { claim: "El nivel del mar está subiendo más rápido que nunca" });
+  const nr = NarrativesResponse.parse(await n.json());
+  assert.deepEqual([nr.scope.in_scope, nr.narratives, nr.p_narrative], [false, [], null]);
   // An English climate claim is in scope (this test pipeline has no climate model: p_climate is null).
   const ok = CheckResultSchema.parse(
     await (await post("/v1/check", { claim: "Solar irradiance explains warming since 1950", k: 2 })).json(),

@@ -273,6 +273,11 @@ test("the page shows an out-of-scope claim's caution and no lean", {
     /^Out of scope: This claim does not look like English/,
   );
   assert.match((await page.locator("#summary .lean").textContent()) ?? "", /^out of scope$/);
+  assert.equal(
+    await page.locator("#narratives .gate").textContent(),
+    "Disinformation narratives: not assessed",
+  );
+  assert.equal(await page.locator("#narratives .chip").count(), 0);
   assert.match(
     (await page.locator("#caution").textContent()) ?? "",
     /^Needs human review: This claim does not look like English/,

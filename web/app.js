@@ -35,6 +35,13 @@ function safeUrl(url) {
 function renderNarratives(list, pNarrative) {
   const box = $("narratives");
   box.replaceChildren();
+  if (pNarrative === null) {
+    const gate = el("span", "gate", "Disinformation narratives: not assessed");
+    gate.title =
+      "The claim is out of scope (not English, or not about climate): the narratives model knows English climate text only, so it gives no number.";
+    box.append(gate);
+    return;
+  }
   // The headline number the label follows: a narrative is named exactly when it is at least 50%.
   const gate = el("span", "gate", `Carries a disinformation narrative: ${pct(pNarrative)}`);
   gate.title =

@@ -160,8 +160,8 @@ physics.gen-ph) and contrarian text without a code (ClimateStance Against tweets
 Held out for dev: ClimateStance val, ClimateBERT test, environmental-claims dev + test, Climate-FEVER claims of the
 verifier's dev split (with their evidence), 20% of the arXiv papers; no dev text is a training row.
 
-- coded train: $data.train.lengthrows (${JSON.stringify(countBySource(data.train))})
-- coded dev: $data.dev.lengthrows (${JSON.stringify(countBySource(data.dev))}); FLICC test: $data.fliccTest.lengthrows
+- coded train: ${data.train.length} rows (${JSON.stringify(countBySource(data.train))})
+- coded dev: ${data.dev.length} rows (${JSON.stringify(countBySource(data.dev))}); FLICC test: ${data.fliccTest.length} rows
 - stance train: ${stanceTrain.length} rows (${JSON.stringify(stanceCounts(stanceTrain))})
 
 ## Method
@@ -185,7 +185,7 @@ stance cues (direction words paired with the words around them, flipped under ne
 shrinking", hashed); contrast: for each code, similarity to its proposition minus similarity to its mainstream
 rebuttal (src/narratives/rebuttals.ts), in TF-IDF, cue and (full model) USE-lite space; and (full model only) the
 USE-lite sentence vector. Each description is a training example of its code and of "narrative", each rebuttal of
-"none" (weight ${o.descWeight}). Class weights in the code softmaxes: square-root balanced. L2 $o.l2(gate
+"none" (weight ${o.descWeight}). Class weights in the code softmaxes: square-root balanced. L2 ${o.l2} (gate
 ${o.gate.l2}), full-batch L-BFGS: deterministic.
 
 ## Cross-validated figures (out of fold on train): share of texts given a narrative, per source

@@ -37,7 +37,7 @@ import {
 } from "../verification/relevance.ts";
 import { abstractSentences, type Verdict, type Verifier } from "../verification/verifier.ts";
 import { type DefaultIndexProgress, ensureDefaultIndex } from "./default-index.ts";
-import type { AbstractRecord, CheckResult, Evidence, NarrativeHit, PairVerdict } from "./result.ts";
+import type { AbstractRecord, CheckResult, Evidence, NarrativeHit, PairVerdict, Scope } from "./result.ts";
 import { assess } from "./summary.ts";
 
 /** Most abstracts one check may ask for (each is verified, so the cost grows with k). */
@@ -65,7 +65,10 @@ export interface Pipeline {
   /** The backend of every stage, e.g. {narratives: "builtin:full", retrieval: "bm25+...", verification: "onnx:..."}. */
   readonly backends: { narratives: string; retrieval: string; verification: string };
   check(claim: string, options?: { k?: number }): Promise<CheckResult>;
-  narratives(claim: string): Promise<{ narratives: NarrativeHit[]; p_narrative: number }>;
+  /** Out of scope (not English, not about climate): no narratives and p_narrative null, as in check. */
+  narratives(
+    claim: string,
+  ): Promise<{ scope: Scope; narratives: NarrativeHit[]; p_narrative: number | null }>;
   verify(claim: string, abstract: string | AbstractText): Promise<PairVerdict>;
   /** An abstract of the index by id; undefined when there is none. */
   abstract(id: string): AbstractRecord | undefined;
@@ -189,6 +192,19 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return { hits, pNarrative: r4(p.narrative), normative };
   }
 
+  const scopeOfClaim = (claim: string): Scope =>
+    scopeOf(claim, parts.scope ? parts.scope.pClimate(claim) : null);
+
+  // The narratives models know English climate text only: on anything else their numbers mean nothing (a
+  // weather remark got 1_3 at 0.65), so a claim out of scope is not assessed rather than given a phantom code.
+  async function classifyInScope(
+    claim: string,
+    scope: Scope,
+  ): Promise<{ hits: NarrativeHit[]; pNarrative: number | null; normative: number }> {
+    if (!scope.in_scope) return { hits: [], pNarrative: null, normative: 0 };
+    return classify(claim);
+  }
+
   function docById(id: string): StoredDoc | undefined {
     const docno = docs.docno(id);
     return docno === undefined ? undefined : docs.get(docno);
@@ -216,7 +232,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
         throw new DataError("k", `k must be a whole number from 1 to ${MAX_K}, got ${k}`);
       checkClaim(claim);
       const started = performance.now();
-      const { hits: narratives, pNarrative, normative } = await classify(claim);
+      const scope = scopeOfClaim(claim);
+      const { hits: narratives, pNarrative, normative } = await classifyInScope(claim, scope);
       const tNarratives = ms(started);
 
       const t1 = performance.now();
@@ -253,7 +270,6 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       });
       const tVerification = ms(t2);
 
-      const scope = scopeOf(claim, parts.scope ? parts.scope.pClimate(claim) : null);
       const { summary, caution } = assess(evidence, normative, scope);
       return {
         claim,
@@ -274,8 +290,9 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
     async narratives(claim) {
       checkClaim(claim);
-      const { hits, pNarrative } = await classify(claim);
-      return { narratives: hits, p_narrative: pNarrative };
+      const scope = scopeOfClaim(claim);
+      const { hits, pNarrative } = await classifyInScope(claim, scope);
+      return { scope, narratives: hits, p_narrative: pNarrative };
     },
 
     async verify(claim, abstract) {

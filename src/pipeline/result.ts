@@ -93,10 +93,13 @@ export interface Scope {
 export interface CheckResult {
   claim: string;
   scope: Scope;
-  /** The codes named (0_0 alone when none), most probable first. */
+  /** The codes named (0_0 alone when none), most probable first; empty when the claim is out of scope. */
   narratives: NarrativeHit[];
-  /** Calibrated P(the claim carries any narrative); narratives is 0_0 exactly when this is below 0.5. */
-  p_narrative: number;
+  /**
+   * Calibrated P(the claim carries any narrative); narratives is 0_0 exactly when this is below 0.5. Null when the
+   * claim is out of scope: not assessed, because the model knows English climate text only.
+   */
+  p_narrative: number | null;
   evidence: Evidence[];
   summary: Summary;
   caution: Caution;

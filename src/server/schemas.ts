@@ -100,20 +100,27 @@ export const EvidenceSchema = PairVerdictSchema.extend({
   retrieval_score: z.number(),
 });
 
+const ScopeSchema = z
+  .strictObject({
+    in_scope: z.boolean(),
+    p_climate: probability.nullable().describe("P(the claim is about climate); null without a scope model."),
+    english: z.boolean(),
+    reason: z.string().nullable(),
+  })
+  .describe("Whether the claim is an English claim about climate, what ClimateCheck checks.");
+
+/** The narratives part of a check, also the whole of a /v1/narratives answer. */
+const AssessedNarratives = {
+  narratives: z.array(NarrativeHitSchema).describe("Empty when the claim is out of scope."),
+  p_narrative: probability
+    .nullable()
+    .describe("P(the claim carries any narrative); null when out of scope (not assessed)."),
+};
+
 export const CheckResultSchema = z.strictObject({
   claim: z.string(),
-  scope: z
-    .strictObject({
-      in_scope: z.boolean(),
-      p_climate: probability
-        .nullable()
-        .describe("P(the claim is about climate); null without a scope model."),
-      english: z.boolean(),
-      reason: z.string().nullable(),
-    })
-    .describe("Whether the claim is an English claim about climate, what ClimateCheck checks."),
-  narratives: z.array(NarrativeHitSchema),
-  p_narrative: probability,
+  scope: ScopeSchema,
+  ...AssessedNarratives,
   evidence: z.array(EvidenceSchema),
   summary: z.strictObject({
     supports: z.number().int().describe("Counts are over the abstracts about the claim."),
@@ -146,8 +153,8 @@ export const AbstractRecordSchema = z.strictObject({
 
 export const NarrativesResponse = z.strictObject({
   claim: z.string(),
-  narratives: z.array(NarrativeHitSchema),
-  p_narrative: probability,
+  scope: ScopeSchema,
+  ...AssessedNarratives,
 });
 
 export const HealthResponse = z.strictObject({

@@ -15,7 +15,8 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 export function formatCheck(r: CheckResult): string {
   const out: string[] = [`Claim: ${r.claim}`];
   if (!r.scope.in_scope) out.push(`Out of scope: ${r.scope.reason}`);
-  out.push("", `Narratives (P(any narrative) ${pct(r.p_narrative)}; named from 50%):`);
+  if (r.p_narrative === null) out.push("", "Narratives: not assessed (the claim is out of scope)");
+  else out.push("", `Narratives (P(any narrative) ${pct(r.p_narrative)}; named from 50%):`);
   for (const n of r.narratives) out.push(`  ${n.code}  ${n.name} (${pct(n.probability)})`);
   out.push("", `Evidence (${r.evidence.length} abstracts):`);
   for (const e of r.evidence) {
