@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { hasTrainingData } from "../src/data/paths.ts";
 import { TfidfVectorizer } from "../src/learning/tfidf.ts";
-import { climateLexicon } from "../src/scope/build.ts";
+import { climateLexicon, type ScopeText, scopeWeights } from "../src/scope/build.ts";
 import {
   englishLanguage,
   loadScopeDetector,
@@ -197,6 +197,34 @@ test("scope: weather small talk and everyday English are out of scope; weather-e
   // No climate term: the lexicon feature, not the biomedical negatives, puts it out.
   assert.equal(detector.assess("The bakery on the corner sells fresh bread").in_scope, false);
   assert.equal(detector.assess("Coal power plants emit more carbon dioxide than gas plants").in_scope, true);
+  // Everyday claims of the dev side of src/scope/everyday-english.ts (never trained on).
+  for (const t of [
+    "Left-handed tennis players have an advantage",
+    "Vikings wore horned helmets",
+    "Eggs raise your cholesterol",
+  ])
+    assert.equal(detector.assess(t).in_scope, false, t);
+});
+
+test("scope: the few everyday English claims weigh as much in all as the SciFact claims", () => {
+  const row = (source: ScopeText["source"], i: number): ScopeText => ({
+    id: `${source}${i}`,
+    text: "x",
+    climate: false,
+    source,
+  });
+  const rows = [
+    ...[0, 1, 2, 3, 4, 5].map((i) => row("scifact", i)),
+    row("everyday english", 0),
+    row("everyday english", 1),
+    row("cards", 0),
+  ];
+  assert.deepEqual(scopeWeights(rows), [1, 1, 1, 1, 1, 1, 3, 3, 1]);
+  // Never below 1: a corpus with more everyday claims than SciFact ones keeps plain weights.
+  assert.deepEqual(
+    scopeWeights([row("everyday english", 0), row("everyday english", 1), row("scifact", 0)]),
+    [1, 1, 1],
+  );
 });
 
 test("scope lexicon: terms frequent in climate texts and rare elsewhere; a text without one gets the extra feature", () => {
