@@ -25,6 +25,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   queue: () => import("./queue.ts"),
   trust: () => import("./trust.ts"),
   "byo-models": () => import("./byo-models.ts"),
+  "narratives-tried": () => import("./narratives-tried.ts"),
 };
 
 const FILE = "BENCHMARKS.md";
