@@ -78,12 +78,11 @@ export async function loadScopeData(dir?: string): Promise<ScopeData> {
   ] as const)
     for (const r of rows)
       add({ id: `cb:${side}:${r.line}`, text: r.text, climate: r.climate, source: "climatebert" }, side);
-  EVERYDAY_ENGLISH.forEach((text, i) =>
+  for (const [i, text] of EVERYDAY_ENGLISH.entries())
     add(
       { id: `ee:${i}`, text, climate: false, source: "everyday english" },
       hashSplit(text, 0.2, SPLIT_SALT),
-    ),
-  );
+    );
   // Abstracts too, so the relevance gate can read an abstract's subject: SciFact's biomedical ones, arXiv climate.
   for (const a of await readSciFactCorpus(f.scifactCorpus))
     add({
