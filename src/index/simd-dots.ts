@@ -3,7 +3,8 @@
  * throughput of the JavaScript loop, which made IVF dense search the largest stage of a claim at 400k abstracts.
  * The module is a few dozen bytes, written out below instruction by instruction (no toolchain to ship). Sums are
  * kept in float32 (four lanes, then the lanes added), so scores may differ from the float64 JavaScript loop in
- * the seventh digit.
+ * the seventh digit. The same module sums weighted rows (SIF sentence vectors) with the JavaScript loop's
+ * roundings, so those sums are exact.
  */
 
 /** The part of the WebAssembly API used here (the project's type libraries do not declare it). */
@@ -34,6 +35,13 @@ export interface SimdDots {
     width: number,
     outAt: number,
   ): void;
+  /**
+   * acc[i] += w_k × row_k[i] for k < count, in token order, each step rounded to float32 as the JavaScript
+   * `f32[i] += w * x` rounds it (float64 product and sum, then float32), so the sums are the same to the bit:
+   * `rowsAt` holds the byte offset of each row (int32), `weightsAt` each weight (float64), `accAt` dim float64
+   * sums (values a float32 holds; the caller zeroes them). dim even. For SIF sentence vectors (word-vectors.ts).
+   */
+  sums(rowsAt: number, weightsAt: number, count: number, dim: number, accAt: number): void;
 }
 
 const PAGE = 65536;
@@ -193,6 +201,71 @@ const bodyI8 = [
   0x0b,
 ];
 
+// sums: parameters 0-4 rows (int32 byte offsets), weights (float64), count, dim, acc (float64 x dim); locals 5 k,
+// 6 j (byte offset in acc; the row's is half of it), 7 row pointer, 8 w (the weight in both float64 lanes).
+const [ROWS_S, WEIGHTS_S, COUNT_S, DIM_S, ACC_S, K_S, J_S, P_S, W_S] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const bodySums = [
+  ...[0x02, 0x03, 0x7f, 0x01, 0x7b], // locals: 3 x i32, 1 x v128
+  ...[0x02, 0x40], // block
+  ...[0x03, 0x40], // loop over the rows
+  ...get(K_S),
+  ...get(COUNT_S),
+  0x4f, // i32.ge_u
+  ...[0x0d, 1],
+  ...at4(ROWS_S, K_S),
+  ...[0x28, 0x02, 0x00], // i32.load
+  ...set(P_S),
+  ...get(WEIGHTS_S),
+  ...get(K_S),
+  ...i32(3),
+  0x74,
+  0x6a,
+  ...[0x2b, 0x03, 0x00], // f64.load
+  ...[SIMD, 0x14], // f64x2.splat
+  ...set(W_S),
+  ...i32(0),
+  ...set(J_S),
+  ...[0x03, 0x40], // loop over the row, 2 floats at a time
+  ...get(ACC_S),
+  ...get(J_S),
+  0x6a, // the store's address
+  ...get(ACC_S),
+  ...get(J_S),
+  0x6a,
+  ...[SIMD, 0x00, 0x03, 0x00], // v128.load: two float64 sums
+  ...get(W_S),
+  ...get(P_S),
+  ...get(J_S),
+  ...i32(1),
+  0x76, // i32.shr_u
+  0x6a,
+  ...[SIMD, 0x5d, 0x02, 0x00], // v128.load64_zero: two float32 of the row
+  ...[SIMD, 0x5f], // f64x2.promote_low_f32x4
+  ...[SIMD, 0xf2, 0x01], // f64x2.mul
+  ...[SIMD, 0xf0, 0x01], // f64x2.add
+  ...[SIMD, 0x5e], // f32x4.demote_f64x2_zero: rounded to float32 ...
+  ...[SIMD, 0x5f], // ... and back (exact)
+  ...[SIMD, 0x0b, 0x03, 0x00], // v128.store
+  ...get(J_S),
+  ...i32(16),
+  0x6a,
+  ...[0x22, J_S],
+  ...get(DIM_S),
+  ...i32(3),
+  0x74,
+  0x49, // i32.lt_u
+  ...[0x0d, 0],
+  0x0b,
+  ...get(K_S),
+  ...i32(1),
+  0x6a,
+  ...set(K_S),
+  ...[0x0c, 0],
+  0x0b,
+  0x0b,
+  0x0b,
+];
+
 const MODULE = new Uint8Array([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   ...section(
@@ -200,9 +273,17 @@ const MODULE = new Uint8Array([
     [2, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0, 0x60, 6, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0],
   ),
   ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 0x01]),
-  ...section(3, [2, 0, 1]),
-  ...section(7, [2, ...name("dots"), 0x00, 0, ...name("dotsI8"), 0x00, 1]),
-  ...section(10, [2, ...leb(body.length), ...body, ...leb(bodyI8.length), ...bodyI8]),
+  ...section(3, [3, 0, 1, 0]),
+  ...section(7, [3, ...name("dots"), 0x00, 0, ...name("dotsI8"), 0x00, 1, ...name("sums"), 0x00, 2]),
+  ...section(10, [
+    3,
+    ...leb(body.length),
+    ...body,
+    ...leb(bodyI8.length),
+    ...bodyI8,
+    ...leb(bodySums.length),
+    ...bodySums,
+  ]),
 ]);
 
 let compiled: object | null | undefined;
@@ -224,7 +305,8 @@ export function simdDots(bytes: number, dim: number): SimdDots | null {
   const instance = new WebAssembly.Instance(m, { env: { memory } });
   const dots = instance.exports.dots as SimdDots["dots"];
   const dotsI8 = instance.exports.dotsI8 as SimdDots["dotsI8"];
-  return { memory, dots, dotsI8 };
+  const sums = instance.exports.sums as SimdDots["sums"];
+  return { memory, dots, dotsI8, sums };
 }
 
 /** Row width in bytes of int8 codes for `dim` floats: padded with zeros to a multiple of 8. */

@@ -12,7 +12,7 @@ import { rm3Expand } from "../index/rm3.ts";
 import { tokenize } from "../text/tokenize.ts";
 import type { Claim, Task1Prediction } from "../types.ts";
 import type { CrossEncoderStage } from "./byo.ts";
-import { type Candidate, type CandidateDepth, DEFAULT_DEPTH, gatherCandidates } from "./candidates.ts";
+import { type Candidate, type CandidateDepth, CandidateGather, DEFAULT_DEPTH } from "./candidates.ts";
 import { type AnalysedDoc, analyseDoc, computeFeatures, type Family } from "./features.ts";
 import { type FusionRule, type FusionWeights, linearFusion, order, rrfCombine } from "./fusion.ts";
 import type { Reranker } from "./reranker.ts";
@@ -129,16 +129,37 @@ export class Retriever {
     return Object.keys(this.encoders);
   }
 
-  /** Stage 1 for several claims (claims are embedded in one call per encoder). */
+  /**
+   * Stage 1 for several claims (claims are embedded in one call per encoder). Every encoder is started first; an
+   * encoder working off this thread (a USE-lite worker) embeds while this thread runs BM25 and the sets whose
+   * vectors are ready, and scores the docs found so far.
+   */
   async stage1(claims: string[], fusion = this.fusion): Promise<Stage1[]> {
-    const vectors: Record<string, Float32Array[]> = {};
-    for (const [name, enc] of Object.entries(this.encoders)) vectors[name] = await enc.embed(claims);
+    const names = Object.keys(this.encoders);
+    const pending = new Map(
+      names.map((n) => {
+        const p = this.encoders[n].embed(claims).then((v) => ({ n, v }));
+        // Handled here too: a second failure while the first is being thrown must not go unhandled.
+        p.catch(() => {});
+        return [n, p] as const;
+      }),
+    );
+    // Encoders hand work to their workers in promise callbacks: let those run before this thread gets busy.
+    if (names.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    const queries = claims.map((claim) => this.query(claim));
+    const gathers = queries.map((q) => new CandidateGather(this.index, q, names, this.depth));
+    while (pending.size) {
+      const { n, v } = await Promise.race(pending.values());
+      pending.delete(n);
+      gathers.forEach((g, i) => {
+        g.add(n, v[i]);
+      });
+      if (pending.size) for (const g of gathers) g.scoreKnown();
+    }
     return claims.map((claim, i) => {
-      const query = this.query(claim);
-      const qv = Object.fromEntries(Object.keys(this.encoders).map((n) => [n, vectors[n][i]]));
-      const cands = gatherCandidates(this.index, query, qv, this.depth);
+      const cands = gathers[i].finish();
       const fused = this.fusionRule ? this.fusionRule.fuse(cands) : linearFusion(cands, fusion);
-      return { claim, query, cands, fused, order: order(cands, fused) };
+      return { claim, query: queries[i], cands, fused, order: order(cands, fused) };
     });
   }
 
