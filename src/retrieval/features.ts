@@ -100,6 +100,10 @@ export function computeFeatures(
   const claimNumbers = [...new Set(claimTokens.filter((t) => /\d/.test(t)))];
   const termsOf = (tokens: string[]) => tokens.map((t) => ctx.term(t) ?? "");
   const queryOrder = termsOf(claimTokens).filter((t) => idfOf.has(t));
+  // Query terms are distinct: their index marks which a sentence holds (a Set per sentence cost more).
+  const queryIndex = new Map(ctx.query.map((q, k) => [q.term, k]));
+  const seen = new Uint32Array(ctx.query.length);
+  let stamp = 0;
   const centroids: Record<string, Float32Array> = {};
   if (on.has("prf")) {
     for (const v of vectorSets) {
@@ -128,20 +132,25 @@ export function computeFeatures(
       const sentTerms = doc.terms;
       let best = 0;
       for (const toks of sentTerms) {
-        const seen = new Set(toks);
+        // The query terms in this sentence, marked by index; their idf summed in query order.
+        stamp++;
+        for (const t of toks) {
+          const k = queryIndex.get(t);
+          if (k !== undefined) seen[k] = stamp;
+        }
         let s = 0;
-        for (const q of ctx.query) if (seen.has(q.term)) s += q.idf;
+        for (let k = 0; k < ctx.query.length; k++) if (seen[k] === stamp) s += ctx.query[k].idf;
         best = Math.max(best, s / totalIdf);
       }
-      out.push(best, proximity(queryOrder, sentTerms.flat()));
+      out.push(best, proximity(queryOrder, sentTerms));
       const titleSet = new Set(doc.title);
       let t = 0;
       for (const q of ctx.query) if (titleSet.has(q.term)) t += q.idf;
       out.push(t / totalIdf, Math.log1p(sentTokens.reduce((n, x) => n + x.length, 0)));
     }
     if (on.has("numbers")) {
-      const docSet = new Set(sentTokens.flat());
-      const hit = claimNumbers.filter((n) => docSet.has(n)).length;
+      let hit = 0;
+      for (const n of claimNumbers) if (sentTokens.some((s) => s.includes(n))) hit++;
       out.push(hit, claimNumbers.length - hit);
     }
     if (on.has("prf")) {
@@ -162,17 +171,25 @@ function dotf(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-/** Share of adjacent claim-term pairs that occur within 3 tokens of each other in the doc (order-free). */
-export function proximity(queryOrder: string[], docTokens: string[]): number {
+/**
+ * Share of adjacent claim-term pairs that occur within 3 tokens of each other in the doc (order-free); the doc's
+ * tokens by sentence, counted as one sequence.
+ */
+export function proximity(queryOrder: string[], docTokens: readonly string[][]): number {
   if (queryOrder.length < 2) return 0;
   const wanted = new Set(queryOrder);
   const positions = new Map<string, number[]>();
-  docTokens.forEach((t, i) => {
-    if (!wanted.has(t)) return;
-    const list = positions.get(t);
-    if (list) list.push(i);
-    else positions.set(t, [i]);
-  });
+  let at = 0;
+  for (const sentence of docTokens) {
+    for (const t of sentence) {
+      if (wanted.has(t)) {
+        const list = positions.get(t);
+        if (list) list.push(at);
+        else positions.set(t, [at]);
+      }
+      at++;
+    }
+  }
   let hits = 0;
   for (let i = 0; i + 1 < queryOrder.length; i++) {
     const a = positions.get(queryOrder[i]);
