@@ -76,7 +76,7 @@ test("int8 kernel: quantised rows and query give each dot product to within 1% o
   const dim = 100;
   const rows = 40;
   const width = codeWidth(dim);
-  assert.equal(width, 104);
+  assert.equal(width, 112);
   const k = simdDots(rows * width + rows * 4 + width * 2 + rows * 4, dim);
   assert.ok(k);
   const data = random(rows * dim, 21);

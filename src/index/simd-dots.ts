@@ -24,7 +24,7 @@ export interface SimdDots {
   /** out[r] = query · row r, for `rows` rows of `dim` floats starting at byte `rowsAt`; all offsets in bytes. */
   dots(queryAt: number, rowsAt: number, rows: number, dim: number, outAt: number): void;
   /**
-   * out[r] = (int16 query · int8 row r) × scales[r], for `rows` rows of `width` bytes (a multiple of 8) from byte
+   * out[r] = (int16 query · int8 row r) × scales[r], for `rows` rows of `width` bytes (a multiple of 16) from byte
    * `codesAt`; a quarter of the memory traffic of `dots`, for scans where that is the limit (see quantizeRows).
    */
   dotsI8(
@@ -139,11 +139,13 @@ const body = [
 ];
 
 // dotsI8: parameters 0-5 query (int16), codes (int8 rows), scales (float32 per row), count, width (bytes a row, a
-// multiple of 8), out; locals 6 r, 7 j, 8 row pointer, 9 acc (int32 x 4).
-const [QI, CODES, SCALES, COUNT_I, WIDTH, OUT_I, RI, JI, PI, ACCI] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+// multiple of 16), out; locals 6 r, 7 j, 8 row pointer, 9 query pointer, 10 acc (int32 x 4), 11 codes.
+const [QI, CODES, SCALES, COUNT_I, WIDTH, OUT_I, RI, JI, PI, QP, ACCI, CI] = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+];
 const laneI = (k: number) => [...get(ACCI), SIMD, 0x1b, k];
 const bodyI8 = [
-  ...[0x02, 0x03, 0x7f, 0x01, 0x7b],
+  ...[0x02, 0x04, 0x7f, 0x02, 0x7b], // locals: 4 x i32, 2 x v128
   ...get(CODES),
   ...set(PI),
   ...[0x02, 0x40],
@@ -156,23 +158,33 @@ const bodyI8 = [
   ...set(ACCI),
   ...i32(0),
   ...set(JI),
-  ...[0x03, 0x40], // 8 elements at a time: int16 query lanes times int8 codes widened to int16, pairs summed
+  ...[0x03, 0x40], // 16 elements at a time: int16 query lanes times int8 codes widened to int16, pairs summed
+  ...get(PI),
+  ...get(JI),
+  0x6a,
+  ...[SIMD, 0x00, 0x00, 0x00], // v128.load: 16 codes
+  ...set(CI),
   ...get(ACCI),
   ...get(QI),
   ...get(JI),
   ...i32(1),
   0x74,
   0x6a,
-  ...[SIMD, 0x00, 0x01, 0x00], // v128.load
-  ...get(PI),
-  ...get(JI),
-  0x6a,
-  ...[SIMD, 0x01, 0x00, 0x00], // v128.load8x8_s
+  ...[0x22, QP], // local.tee: address of the 16 query values
+  ...[SIMD, 0x00, 0x01, 0x00], // v128.load: query values 0-7
+  ...get(CI),
+  ...[SIMD, 0x87, 0x01], // i16x8.extend_low_i8x16_s: codes 0-7
   ...[SIMD, 0xba, 0x01], // i32x4.dot_i16x8_s
   ...[SIMD, 0xae, 0x01], // i32x4.add
+  ...get(QP),
+  ...[SIMD, 0x00, 0x01, 0x10], // v128.load offset 16: query values 8-15
+  ...get(CI),
+  ...[SIMD, 0x88, 0x01], // i16x8.extend_high_i8x16_s: codes 8-15
+  ...[SIMD, 0xba, 0x01],
+  ...[SIMD, 0xae, 0x01],
   ...set(ACCI),
   ...get(JI),
-  ...i32(8),
+  ...i32(16),
   0x6a,
   ...[0x22, JI],
   ...get(WIDTH),
@@ -309,8 +321,8 @@ export function simdDots(bytes: number, dim: number): SimdDots | null {
   return { memory, dots, dotsI8, sums };
 }
 
-/** Row width in bytes of int8 codes for `dim` floats: padded with zeros to a multiple of 8. */
-export const codeWidth = (dim: number): number => Math.ceil(dim / 8) * 8;
+/** Row width in bytes of int8 codes for `dim` floats: padded with zeros to a multiple of 16 (one load). */
+export const codeWidth = (dim: number): number => Math.ceil(dim / 16) * 16;
 
 /** Largest int16 query value: 127 x QUERY_MAX x (width / 4) pairs a lane stays inside int32 up to 8,192 floats. */
 const QUERY_MAX = 8191;
