@@ -11,9 +11,6 @@ import { normalisedSignals } from "./fusion.ts";
 export const FAMILIES = ["lexical", "dense", "coverage", "numbers", "prf", "wordvec"] as const;
 export type Family = (typeof FAMILIES)[number];
 
-/** Unit SIF vector of one tokenised sentence, for the word-vector family (the caller embeds; we only compare). */
-export type SentenceVector = (tokens: string[]) => Float32Array;
-
 export interface FeatureContext {
   claim: string;
   query: QueryTerm[];
@@ -53,7 +50,8 @@ const PRF_DOCS = 5;
 
 /**
  * What the features read of a doc, computed once per doc (a caller may keep it: the same abstracts come back
- * claim after claim): its sentences' tokens and index terms, its title's terms, and its sentences' SIF vectors.
+ * claim after claim): its sentences' tokens and index terms, its title's terms, and (when the caller adds them)
+ * its sentences' unit SIF vectors.
  */
 export interface AnalysedDoc {
   tokens: string[][];
@@ -62,20 +60,11 @@ export interface AnalysedDoc {
   sif?: Float32Array[];
 }
 
-/** Analyses one stored doc (`term` as in FeatureContext; `sif` when the word-vector family can be computed). */
-export function analyseDoc(
-  doc: StoredDoc,
-  term: (token: string) => string | undefined,
-  sif?: SentenceVector,
-): AnalysedDoc {
+/** Analyses one stored doc (`term` as in FeatureContext), without sentence vectors. */
+export function analyseDoc(doc: StoredDoc, term: (token: string) => string | undefined): AnalysedDoc {
   const termsOf = (tokens: string[]) => tokens.map((t) => term(t) ?? "");
   const tokens = doc.sentences.map((s) => tokenize(s));
-  return {
-    tokens,
-    terms: tokens.map(termsOf),
-    title: termsOf(tokenize(doc.title ?? "")),
-    sif: sif && tokens.map(sif),
-  };
+  return { tokens, terms: tokens.map(termsOf), title: termsOf(tokenize(doc.title ?? "")) };
 }
 
 /** Features of the first `rows.length` candidates in `rows` (indices into ctx.cands). */
@@ -156,14 +145,26 @@ export function computeFeatures(
     if (on.has("prf")) {
       for (const v of vectorSets) out.push(dotf(centroids[v], ctx.docVectors[v][r]));
     }
-    if (on.has("wordvec")) {
-      let best = 0;
-      if (ctx.claimSif && doc.sif) for (const s of doc.sif) best = Math.max(best, dotf(ctx.claimSif, s));
-      out.push(best);
-    }
+    if (on.has("wordvec")) out.push(bestSentence(ctx.claimSif, doc.sif));
     return Float32Array.from(out);
   });
 }
+
+/** Highest SIF cosine of the claim with one of the doc's sentences (0 without vectors): sif_best_sentence. */
+export function bestSentence(
+  claimSif: Float32Array | undefined,
+  sentences: Float32Array[] | undefined,
+): number {
+  let best = 0;
+  if (claimSif && sentences) for (const s of sentences) best = Math.max(best, dotf(claimSif, s));
+  return best;
+}
+
+/**
+ * Bounds of sif_best_sentence (a cosine of unit float32 vectors, floored at 0; the top allows for rounding), so a
+ * caller can bound a linear score before the sentence vectors are computed.
+ */
+export const BEST_SENTENCE_RANGE = [0, 1.001] as const;
 
 function dotf(a: Float32Array, b: Float32Array): number {
   let s = 0;
