@@ -14,6 +14,16 @@ import { Retriever } from "../src/retrieval/retriever.ts";
 import type { Claim, LabelledPair } from "../src/types.ts";
 import { fakeEncoder, hashedVector, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 
+/** The fixture corpus indexed with one vector set from the fake encoder. */
+async function fakeIndex() {
+  const dir = tempDir();
+  const enc = fakeEncoder();
+  await ingest(writeCorpus(dir), join(dir, "idx"), {
+    vectors: [{ name: "fake", encoder: enc, recipe: TITLE_AND_ABSTRACT }],
+  });
+  return { dir, enc, index: openIndex(join(dir, "idx")) };
+}
+
 test("pairwise training learns which feature orders relevant first, deterministically", () => {
   // Feature 0 separates relevant from not; feature 1 is noise correlated with nothing.
   const groups: TrainingGroup[] = Array.from({ length: 30 }, (_, g) => ({
@@ -31,12 +41,7 @@ test("pairwise training learns which feature orders relevant first, deterministi
 });
 
 test("a re-ranker trained on a small corpus ranks the gold abstracts first and survives a JSON round trip", async () => {
-  const dir = tempDir();
-  const enc = fakeEncoder();
-  await ingest(writeCorpus(dir), join(dir, "idx"), {
-    vectors: [{ name: "fake", encoder: enc, recipe: TITLE_AND_ABSTRACT }],
-  });
-  const index = openIndex(join(dir, "idx"));
+  const { dir, enc, index } = await fakeIndex();
   try {
     const claims: Claim[] = [
       { id: "c1", text: "Arctic sea ice is shrinking every decade" },
@@ -88,12 +93,7 @@ test("a re-ranker trained on a small corpus ranks the gold abstracts first and s
 });
 
 test("re-ranking bounds each score before the sentence vectors: same top k and scores as scoring all, fewer vectors", async () => {
-  const dir = tempDir();
-  const enc = fakeEncoder();
-  await ingest(writeCorpus(dir), join(dir, "idx"), {
-    vectors: [{ name: "fake", encoder: enc, recipe: TITLE_AND_ABSTRACT }],
-  });
-  const index = openIndex(join(dir, "idx"));
+  const { enc, index } = await fakeIndex();
   try {
     // Sentence vectors from hashed words (8-d), counting the sentences embedded.
     let embedded = 0;

@@ -72,6 +72,8 @@ const f32x4Mul = [SIMD, 0xe6, 0x01];
 const f32x4Add = [SIMD, 0xe4, 0x01];
 const lane = (k: number) => [...get(ACC), SIMD, 0x1f, k];
 const rowBytes = [...get(DIM), ...i32(2), 0x74]; // dim << 2
+/** The end of a loop over rows: next row (local `i` + 1), back to the loop's start; closes loop, block, body. */
+const nextRow = (i: number) => [...get(i), ...i32(1), 0x6a, ...set(i), ...[0x0c, 0], 0x0b, 0x0b, 0x0b];
 /** base + 4 x index (an i32 address). */
 const at4 = (base: number, index: number) => [...get(base), ...get(index), ...i32(2), 0x74, 0x6a];
 /** ((lane 0 + lane 1) + lane 2) + lane 3, with `add` the add instruction of the lane type. */
@@ -128,14 +130,7 @@ const body = [
   ...rowBytes,
   0x6a,
   ...set(P),
-  ...get(R),
-  ...i32(1),
-  0x6a,
-  ...set(R),
-  ...[0x0c, 0], // br: next row
-  0x0b,
-  0x0b,
-  0x0b,
+  ...nextRow(R),
 ];
 
 // dotsI8: parameters 0-5 query (int16), codes (int8 rows), scales (float32 per row), count, width (bytes a row, a
@@ -203,14 +198,7 @@ const bodyI8 = [
   ...get(WIDTH),
   0x6a,
   ...set(PI),
-  ...get(RI),
-  ...i32(1),
-  0x6a,
-  ...set(RI),
-  ...[0x0c, 0],
-  0x0b,
-  0x0b,
-  0x0b,
+  ...nextRow(RI),
 ];
 
 // sums: parameters 0-4 rows (int32 byte offsets), weights (float64), count, dim, acc (float64 x dim); locals 5 k,
@@ -268,14 +256,7 @@ const bodySums = [
   0x49, // i32.lt_u
   ...[0x0d, 0],
   0x0b,
-  ...get(K_S),
-  ...i32(1),
-  0x6a,
-  ...set(K_S),
-  ...[0x0c, 0],
-  0x0b,
-  0x0b,
-  0x0b,
+  ...nextRow(K_S),
 ];
 
 const MODULE = new Uint8Array([
