@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -85,4 +85,18 @@ test("SIF on the SIMD kernel equals the JavaScript loop to the bit, over chunks 
     assert.deepEqual(simd.sif(tokens, weights), plain.sif(tokens, weights), `${n} tokens, own weights`);
   }
   assert.deepEqual(simd.vector("ice"), plain.vector("ice"));
+});
+
+test("a damaged binary is refused with its path: truncated, or not a word-vector file", async () => {
+  const source = writeSource("damaged.json");
+  const cacheDir = join(dir, "damaged");
+  await loadWordVectors({ source, cacheDir });
+  const binary = join(cacheDir, readdirSync(cacheDir)[0]);
+  truncateSync(binary, statSync(binary).size - 4);
+  await assert.rejects(
+    loadWordVectors({ source, cacheDir }),
+    (e: Error) => e.message.includes(binary) && /truncated/.test(e.message),
+  );
+  writeFileSync(binary, "not vectors");
+  await assert.rejects(loadWordVectors({ source, cacheDir }), /not a word-vector file/);
 });

@@ -80,7 +80,7 @@ export async function loadWordVectors(options: LoadWordVectorsOptions = {}): Pro
   try {
     const size = (await fh.stat()).size;
     const head = Buffer.alloc(WVEC_HEADER_BYTES);
-    if (size >= WVEC_HEADER_BYTES) await readAll(fh, head, 0);
+    if (size >= WVEC_HEADER_BYTES) await readAll(fh, head, 0, file);
     if (head.readUInt32LE(0) !== WVEC_MAGIC || head.readUInt32LE(4) !== WVEC_VERSION)
       throw new Error(
         `${file}: not a word-vector file of version ${WVEC_VERSION} (delete it to convert again)`,
@@ -91,7 +91,7 @@ export async function loadWordVectors(options: LoadWordVectorsOptions = {}): Pro
     const start = WVEC_HEADER_BYTES + Math.ceil(vocabBytes / 4) * 4;
     if (size !== start + count * dim * 4) throw new Error(`${file}: truncated (delete it to convert again)`);
     const vocab = Buffer.alloc(vocabBytes);
-    await readAll(fh, vocab, WVEC_HEADER_BYTES);
+    await readAll(fh, vocab, WVEC_HEADER_BYTES, file);
     const words = vocab.toString("utf8").split("\n");
     const matrixBytes = count * dim * 4;
     // With SIMD the matrix is read straight into the kernel's memory, followed by its scratch (see sums()).
@@ -99,7 +99,7 @@ export async function loadWordVectors(options: LoadWordVectorsOptions = {}): Pro
     const matrix = kernel
       ? new Float32Array(kernel.memory.buffer, 0, count * dim)
       : new Float32Array(count * dim);
-    await readAll(fh, new Uint8Array(matrix.buffer, matrix.byteOffset, matrixBytes), start);
+    await readAll(fh, new Uint8Array(matrix.buffer, matrix.byteOffset, matrixBytes), start, file);
     return wordVectors(words, matrix, dim, count, kernel);
   } finally {
     await fh.close();
@@ -109,10 +109,10 @@ export async function loadWordVectors(options: LoadWordVectorsOptions = {}): Pro
 /** Tokens a kernel call takes at most (a longer sentence takes several calls, summing on). */
 const SUM_CHUNK = 1024;
 
-async function readAll(fh: FileHandle, into: Uint8Array, position: number): Promise<void> {
+async function readAll(fh: FileHandle, into: Uint8Array, position: number, file: string): Promise<void> {
   for (let got = 0; got < into.length; ) {
     const { bytesRead } = await fh.read(into, got, Math.min(1 << 26, into.length - got), position + got);
-    if (bytesRead === 0) throw new Error("word-vector file: shorter than its header says");
+    if (bytesRead === 0) throw new Error(`${file}: truncated (delete it to convert again)`);
     got += bytesRead;
   }
 }
