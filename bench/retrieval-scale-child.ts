@@ -1,11 +1,13 @@
 /**
  * Child process of the retrieval-scale benchmark, so peak memory is that of one job alone; prints one JSON line:
  * `ingest CORPUS DIR`, `query DIR CLAIMS_JSON` (BM25 + features), `dense WORKDIR` (IVF build, exhaustive and
- * IVF search of 400k vectors made from real USE-lite vectors, recall of IVF against exhaustive search), or
- * `whole CORPUS WORKDIR CLAIMS_JSON` (an index with both vector sets, whole `retrieve` calls).
+ * IVF search of 400k vectors made from real USE-lite vectors, recall of IVF against exhaustive search),
+ * `whole-ingest CORPUS WORKDIR` (an index with both vector sets) or `whole WORKDIR CLAIMS_JSON thread|worker`
+ * (whole `retrieve` calls on it).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { USE_LITE_NAME } from "../src/encoders/use-lite-model.ts";
 import { topHits } from "../src/index/bm25.ts";
 import { titleAndLead } from "../src/index/embed-text.ts";
 import { ingest, type VectorSpec } from "../src/index/ingest.ts";
@@ -87,31 +89,36 @@ if (cmd === "ingest") {
     out[kind] = denseFigures(a, syntheticVectors(src, pairs, partner[kind]), n, dim, claims);
   }
   console.log(JSON.stringify({ ...out, maxRssMiB: maxRssMiB() }));
-} else if (cmd === "whole") {
-  // `whole CORPUS WORKDIR CLAIMS_JSON`: ingest with both vector sets (SIF real; USE-lite the mixed synthetic
-  // vectors, as ingest with the real encoder would take hours), then time whole `retrieve` calls.
-  const [work, claimsFile] = [b, process.argv[5]];
+} else if (cmd === "whole-ingest") {
+  // `whole-ingest CORPUS WORKDIR`: an index with both vector sets (SIF real; USE-lite the mixed synthetic
+  // vectors, as ingest with the real encoder would take hours) into WORKDIR/index-whole.
+  const work = b;
   const pairs = new Uint16Array(readFileSync(join(work, "sources.u16")).buffer.slice(0));
   const vectors = syntheticVectors(f32(join(work, "source-vectors.f32")), pairs, (i) => pairs[2 * i + 1]);
-  const cold = await openEncoders({ workers: 0, cache: false });
+  const cold = await openEncoders({ workers: 0, cache: false, only: ["sif"] });
   const sif = cold.specs.find((x) => x.name === "sif");
   if (!sif) throw new Error("no SIF encoder");
   const use: VectorSpec = {
     name: "use",
     // The real encoder's name, so the query side (real USE-lite) is accepted; the vector of doc sN is row N.
     encoder: {
-      name: cold.encoders.use.name,
+      name: USE_LITE_NAME,
       dim: 512,
       embed: async (ids) =>
         ids.map((id) => vectors.subarray(Number(id.slice(1)) * 512, (Number(id.slice(1)) + 1) * 512)),
     },
     recipe: { spec: titleAndLead(USE_LEAD_CHARS).spec, text: (d) => d.id },
   };
-  const dir = join(work, "index-whole");
   const t0 = performance.now();
-  await ingest(a, dir, { vectors: [use, sif], batchSize: 4096 });
-  const ingestSeconds = (performance.now() - t0) / 1000;
-  const index = openIndex(dir);
+  await ingest(a, join(work, "index-whole"), { vectors: [use, sif], batchSize: 4096 });
+  console.log(JSON.stringify({ ingestSeconds: (performance.now() - t0) / 1000, maxRssMiB: maxRssMiB() }));
+  await cold.close();
+} else if (cmd === "whole") {
+  // `whole WORKDIR CLAIMS_JSON thread|worker`: whole `retrieve` calls in a fresh process, the claim embedded by
+  // USE-lite without a cache, in this thread or in one worker thread (this thread meanwhile runs BM25 and SIF).
+  const [work, claimsFile, where] = [a, b, process.argv[5]];
+  const cold = await openEncoders({ workers: where === "worker" ? 1 : 0, cache: false });
+  const index = openIndex(join(work, "index-whole"));
   const r = new Retriever(index, {
     encoders: cold.encoders,
     words: cold.words,
@@ -121,7 +128,6 @@ if (cmd === "ingest") {
   const t = await timeEach(claims, 10, (c) => r.retrieve(c, 10));
   console.log(
     JSON.stringify({
-      ingestSeconds,
       wallP50: percentile(t.wall, 50),
       wallP95: percentile(t.wall, 95),
       cpuP50: percentile(t.cpu, 50),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -64,4 +64,39 @@ test("SIF: unit length, zero without known words, rare words outweigh frequent o
   assert.ok(Math.abs(cosine(onlyThe, the) - 1) < 1e-6);
   // An unknown hyphenated token counts its known parts.
   assert.deepEqual(wv.sif(["sea-ice"]), wv.sif(["sea", "ice"]));
+});
+
+test("SIF on the SIMD kernel equals the JavaScript loop to the bit, over chunks of any length", async () => {
+  const source = writeSource("simd.json");
+  const cacheDir = join(dir, "simd");
+  const simd = await loadWordVectors({ source, cacheDir });
+  const plain = await loadWordVectors({ source, cacheDir, simd: false });
+  const vocab = [...WORDS.map(([w]) => w), "unknown", "sea-ice", "melting-café"];
+  let seed = 9;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  // Up to 2,500 tokens: sentences longer than one kernel call (1,024 tokens) sum on across calls.
+  for (const n of [0, 1, 3, 40, 1024, 1025, 2500]) {
+    const tokens = Array.from({ length: n }, () => vocab[Math.floor(next() * vocab.length)]);
+    assert.deepEqual(simd.sif(tokens), plain.sif(tokens), `${n} tokens`);
+    const weights = (t: string) => t.length / 3;
+    assert.deepEqual(simd.sif(tokens, weights), plain.sif(tokens, weights), `${n} tokens, own weights`);
+  }
+  assert.deepEqual(simd.vector("ice"), plain.vector("ice"));
+});
+
+test("a damaged binary is refused with its path: truncated, or not a word-vector file", async () => {
+  const source = writeSource("damaged.json");
+  const cacheDir = join(dir, "damaged");
+  await loadWordVectors({ source, cacheDir });
+  const binary = join(cacheDir, readdirSync(cacheDir)[0]);
+  truncateSync(binary, statSync(binary).size - 4);
+  await assert.rejects(
+    loadWordVectors({ source, cacheDir }),
+    (e: Error) => e.message.includes(binary) && /truncated/.test(e.message),
+  );
+  writeFileSync(binary, "not vectors");
+  await assert.rejects(loadWordVectors({ source, cacheDir }), /not a word-vector file/);
 });

@@ -82,3 +82,18 @@ test("kthLargest and topHits agree with a full sort", () => {
   }
   assert.deepEqual(topHits(ids, ids.length, score, 0), []);
 });
+
+test("field scores of many docs at once (unsorted, repeated) equal those of each doc alone", async () => {
+  const { index, vocab } = await zipfIndex(2000, 5);
+  const rnd = mulberry32(13);
+  for (let q = 0; q < 20; q++) {
+    const query = index.queryTerms(
+      Array.from({ length: 6 }, () => vocab[Math.floor(rnd() ** 2 * 300)]).join(" "),
+    );
+    const docs = Array.from({ length: 300 }, () => Math.floor(rnd() * 2000));
+    docs.push(docs[0], 0, 1999);
+    const alone = docs.map((d) => index.fieldScores(query, [d])[0]);
+    assert.deepEqual(index.fieldScores(query, docs), alone);
+    assert.ok(alone.some((f) => f.all > 0));
+  }
+});

@@ -76,7 +76,7 @@ test("int8 kernel: quantised rows and query give each dot product to within 1% o
   const dim = 100;
   const rows = 40;
   const width = codeWidth(dim);
-  assert.equal(width, 104);
+  assert.equal(width, 112);
   const k = simdDots(rows * width + rows * 4 + width * 2 + rows * 4, dim);
   assert.ok(k);
   const data = random(rows * dim, 21);
@@ -98,4 +98,34 @@ test("int8 kernel: quantised rows and query give each dot product to within 1% o
   }
   // The padding of each row stays zero, so it adds nothing.
   for (let r = 0; r < rows; r++) for (let j = dim; j < width; j++) assert.equal(codes[r * width + j], 0);
+});
+
+test("sums kernel: weighted rows summed in float32 exactly as the JavaScript loop rounds them", () => {
+  const dim = 100;
+  const count = 60;
+  const k = simdDots(count * dim * 4 + 4096 * 13, dim);
+  assert.ok(k);
+  const buf = k.memory.buffer;
+  const matrix = new Float32Array(buf, 0, count * dim);
+  matrix.set(random(count * dim, 31).map((x) => x * 3));
+  const rnd = mulberry32(32);
+  const rowsAt = count * dim * 4;
+  const weightsAt = rowsAt + 4096;
+  const accAt = weightsAt + 8192;
+  for (const n of [0, 1, 7, 400]) {
+    // Rows repeat and come in any order; weights are any float64 (custom SIF weights need not be float32).
+    const rows = Array.from({ length: n }, () => Math.floor(rnd() * count));
+    const weights = rows.map(() => rnd() * 10 - 5);
+    new Int32Array(buf, rowsAt, n).set(rows.map((r) => r * dim * 4));
+    new Float64Array(buf, weightsAt, n).set(weights);
+    const acc = new Float64Array(buf, accAt, dim);
+    acc.fill(0);
+    k.sums(rowsAt, weightsAt, n, dim, accAt);
+    const js = new Float32Array(dim);
+    rows.forEach((r, t) => {
+      for (let i = 0; i < dim; i++) js[i] += weights[t] * matrix[r * dim + i];
+    });
+    assert.deepEqual(Float32Array.from(acc), js, `${n} rows`);
+    assert.ok(n === 0 || acc.some((x) => x !== 0));
+  }
 });

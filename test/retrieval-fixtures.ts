@@ -73,7 +73,18 @@ export function writeCorpus(
   return path;
 }
 
-/** A deterministic bag-of-hashed-words encoder (16-d): similar word sets give similar unit vectors. */
+/** A unit bag-of-hashed-words vector of a text: similar word sets give similar vectors. */
+export function hashedVector(text: string, dim: number): Float32Array {
+  const v = new Float32Array(dim);
+  for (const tok of tokenize(text)) {
+    let h = 2166136261;
+    for (let i = 0; i < tok.length; i++) h = Math.imul(h ^ tok.charCodeAt(i), 16777619);
+    v[(h >>> 0) % dim] += 1;
+  }
+  return normalizeInPlace(v);
+}
+
+/** A deterministic bag-of-hashed-words encoder (16-d; see hashedVector). */
 export function fakeEncoder(name = "fake@1", dim = 16) {
   const calls: string[][] = [];
   return {
@@ -82,15 +93,7 @@ export function fakeEncoder(name = "fake@1", dim = 16) {
     calls,
     async embed(texts: string[]): Promise<Float32Array[]> {
       calls.push(texts);
-      return texts.map((t) => {
-        const v = new Float32Array(dim);
-        for (const tok of tokenize(t)) {
-          let h = 2166136261;
-          for (let i = 0; i < tok.length; i++) h = Math.imul(h ^ tok.charCodeAt(i), 16777619);
-          v[(h >>> 0) % dim] += 1;
-        }
-        return normalizeInPlace(v);
-      });
+      return texts.map((t) => hashedVector(t, dim));
     },
     async close() {},
   };

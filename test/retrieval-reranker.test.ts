@@ -4,12 +4,25 @@ import { test } from "node:test";
 import { TITLE_AND_ABSTRACT } from "../src/index/embed-text.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { openIndex } from "../src/index/open.ts";
+import { LogisticModel } from "../src/learning/logistic.ts";
+import { mulberry32 } from "../src/learning/random.ts";
 import { DEFAULT_DEPTH } from "../src/retrieval/candidates.ts";
 import { columns, fitScorer, groups, prepare, scoreModel } from "../src/retrieval/experiment.ts";
+import { FAMILIES, featureNames } from "../src/retrieval/features.ts";
 import { RERANKER_SCHEMA, Reranker, type TrainingGroup, trainPairwise } from "../src/retrieval/reranker.ts";
 import { Retriever } from "../src/retrieval/retriever.ts";
 import type { Claim, LabelledPair } from "../src/types.ts";
-import { fakeEncoder, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
+import { fakeEncoder, hashedVector, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
+
+/** The fixture corpus indexed with one vector set from the fake encoder. */
+async function fakeIndex() {
+  const dir = tempDir();
+  const enc = fakeEncoder();
+  await ingest(writeCorpus(dir), join(dir, "idx"), {
+    vectors: [{ name: "fake", encoder: enc, recipe: TITLE_AND_ABSTRACT }],
+  });
+  return { dir, enc, index: openIndex(join(dir, "idx")) };
+}
 
 test("pairwise training learns which feature orders relevant first, deterministically", () => {
   // Feature 0 separates relevant from not; feature 1 is noise correlated with nothing.
@@ -28,12 +41,7 @@ test("pairwise training learns which feature orders relevant first, deterministi
 });
 
 test("a re-ranker trained on a small corpus ranks the gold abstracts first and survives a JSON round trip", async () => {
-  const dir = tempDir();
-  const enc = fakeEncoder();
-  await ingest(writeCorpus(dir), join(dir, "idx"), {
-    vectors: [{ name: "fake", encoder: enc, recipe: TITLE_AND_ABSTRACT }],
-  });
-  const index = openIndex(join(dir, "idx"));
+  const { dir, enc, index } = await fakeIndex();
   try {
     const claims: Claim[] = [
       { id: "c1", text: "Arctic sea ice is shrinking every decade" },
@@ -79,6 +87,70 @@ test("a re-ranker trained on a small corpus ranks the gold abstracts first and s
     assert.equal((await r.retrieve("Antarctica is losing ice mass", 1))[0].id, "a8");
     // Without the vector set it was trained with, the retriever falls back to stage 1 instead of guessing.
     assert.equal(new Retriever(index, { reranker: loaded }).reranker, undefined);
+  } finally {
+    index.close();
+  }
+});
+
+test("re-ranking bounds each score before the sentence vectors: same top k and scores as scoring all, fewer vectors", async () => {
+  const { enc, index } = await fakeIndex();
+  try {
+    // Sentence vectors from hashed words (8-d), counting the sentences embedded.
+    let embedded = 0;
+    const words = {
+      sif(tokens: string[]) {
+        embedded++;
+        return hashedVector(tokens.join(" "), 8);
+      },
+    };
+    const families = [...FAMILIES];
+    const names = featureNames(families, ["fake"]);
+    const rnd = mulberry32(4);
+    let pruned = 0;
+    // The word-vector feature weighs for (+) and against (-): the bound takes either end of its range.
+    for (const sign of [1, -1]) {
+      const weights = Float32Array.from(names, (n) => (n === "sif_best_sentence" ? sign * 3 : rnd() * 2 - 1));
+      const reranker = new Reranker({
+        schema: RERANKER_SCHEMA,
+        families,
+        vectorSets: { fake: enc.name },
+        names,
+        standardiser: { mean: names.map(() => 0), std: names.map(() => 1) },
+        model: new LogisticModel("binary", 2, names.length, weights, Float32Array.of(0)).toJSON(),
+        fusion: { bm25: 1, dense: { fake: 0.5 } },
+        depth: DEFAULT_DEPTH,
+        rerankDepth: 8,
+      });
+      for (const claim of [
+        "Arctic sea ice declines",
+        "warming oceans and hurricanes",
+        "ice sheet loss",
+        "CO2 ppm",
+      ]) {
+        for (const k of [1, 2, 3, 5, 8]) {
+          const all = new Retriever(index, { encoders: { fake: enc }, words, reranker });
+          const [s] = await all.stage1([claim]);
+          const { rows, x } = all.features(s, families, 8);
+          const expected = rows
+            .map((i, j) => ({ docno: s.cands[i].docno, score: reranker.score(x[j]) }))
+            .sort((a, b) => b.score - a.score || a.docno - b.docno)
+            .slice(0, k);
+          const full = embedded;
+          embedded = 0;
+          const r = new Retriever(index, { encoders: { fake: enc }, words, reranker });
+          const got = r.rank((await r.stage1([claim]))[0], k);
+          assert.deepEqual(
+            got.map((h) => [h.docno, h.score]),
+            expected.map((h) => [h.docno, h.score]),
+            `${claim}, k ${k}`,
+          );
+          assert.ok(embedded <= full);
+          if (embedded < full) pruned++;
+          embedded = 0;
+        }
+      }
+    }
+    assert.ok(pruned > 0, "some candidates' sentence vectors were never computed");
   } finally {
     index.close();
   }

@@ -438,36 +438,48 @@ export class Bm25Index {
     return hits;
   }
 
-  /** Per-field scores and coverage of the given docs (binary search in each posting list). */
+  /**
+   * Per-field scores and coverage of the given docs. Each posting list is searched forward once over the docs in
+   * docno order (a gallop from the last match, not a binary search from the list's start per doc: stage 1 asks
+   * for ~1,000 docs, and at 400k abstracts the searches from the start were most of the cost); the sums per doc
+   * then run in query order, as before.
+   */
   fieldScores(query: QueryTerm[], docnos: number[]): FieldScores[] {
     const { k1, b, titleWeight: wt } = this.p;
+    const n = docnos.length;
+    const byDocno = Uint32Array.from(docnos.keys()).sort((x, y) => docnos[x] - docnos[y]);
+    // packed[t * n + j]: title and abstract tf of query term t in doc j (0 when absent).
+    const packed = new Uint32Array(query.length * n);
+    query.forEach((q, t) => {
+      let lo = this.start[q.id];
+      const end = this.start[q.id + 1];
+      for (let i = 0; i < n && lo < end; i++) {
+        const j = byDocno[i];
+        lo = gallop(this.docs, lo, end, docnos[j]);
+        if (lo < end && this.docs[lo] === docnos[j]) packed[t * n + j] = this.tfs[lo];
+      }
+    });
     const out = docnos.map(() => ({ title: 0, abstract: 0, all: 0, coverage: 0 }));
     const totalIdf = query.reduce((s, q) => s + q.idf, 0) || 1;
     docnos.forEach((d, j) => {
       const o = out[j];
       const lt = this.titleLen[d];
       const la = this.absLen[d];
-      for (const q of query) {
-        const packed = this.lookup(q.id, d);
-        if (packed === 0) continue;
-        const tt = packed >>> 8;
-        const ta = packed & 0xff;
+      query.forEach((q, t) => {
+        const p = packed[t * n + j];
+        if (p === 0) return;
+        const tt = p >>> 8;
+        const ta = p & 0xff;
         const w = q.idf * q.qtf;
         if (tt) o.title += (w * tt * (k1 + 1)) / (tt + k1 * (1 - b + (b * lt) / this.avgTitle));
         if (ta) o.abstract += (w * ta * (k1 + 1)) / (ta + k1 * (1 - b + (b * la) / this.avgAbs));
         const tf = wt * tt + ta;
         if (tf > 0) o.all += (w * (k1 + 1) * tf) / (tf + this.norm[d]);
         o.coverage += q.idf;
-      }
+      });
       o.coverage /= totalIdf;
     });
     return out;
-  }
-
-  private lookup(term: number, docno: number): number {
-    const end = this.start[term + 1];
-    const i = gallop(this.docs, this.start[term], end, docno);
-    return i < end && this.docs[i] === docno ? this.tfs[i] : 0;
   }
 }
 

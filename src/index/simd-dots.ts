@@ -3,7 +3,8 @@
  * throughput of the JavaScript loop, which made IVF dense search the largest stage of a claim at 400k abstracts.
  * The module is a few dozen bytes, written out below instruction by instruction (no toolchain to ship). Sums are
  * kept in float32 (four lanes, then the lanes added), so scores may differ from the float64 JavaScript loop in
- * the seventh digit.
+ * the seventh digit. The same module sums weighted rows (SIF sentence vectors) with the JavaScript loop's
+ * roundings, so those sums are exact.
  */
 
 /** The part of the WebAssembly API used here (the project's type libraries do not declare it). */
@@ -23,7 +24,7 @@ export interface SimdDots {
   /** out[r] = query · row r, for `rows` rows of `dim` floats starting at byte `rowsAt`; all offsets in bytes. */
   dots(queryAt: number, rowsAt: number, rows: number, dim: number, outAt: number): void;
   /**
-   * out[r] = (int16 query · int8 row r) × scales[r], for `rows` rows of `width` bytes (a multiple of 8) from byte
+   * out[r] = (int16 query · int8 row r) × scales[r], for `rows` rows of `width` bytes (a multiple of 16) from byte
    * `codesAt`; a quarter of the memory traffic of `dots`, for scans where that is the limit (see quantizeRows).
    */
   dotsI8(
@@ -34,6 +35,13 @@ export interface SimdDots {
     width: number,
     outAt: number,
   ): void;
+  /**
+   * acc[i] += w_k × row_k[i] for k < count, in token order, each step rounded to float32 as the JavaScript
+   * `f32[i] += w * x` rounds it (float64 product and sum, then float32), so the sums are the same to the bit:
+   * `rowsAt` holds the byte offset of each row (int32), `weightsAt` each weight (float64), `accAt` dim float64
+   * sums (values a float32 holds; the caller zeroes them). dim even. For SIF sentence vectors (word-vectors.ts).
+   */
+  sums(rowsAt: number, weightsAt: number, count: number, dim: number, accAt: number): void;
 }
 
 const PAGE = 65536;
@@ -64,6 +72,8 @@ const f32x4Mul = [SIMD, 0xe6, 0x01];
 const f32x4Add = [SIMD, 0xe4, 0x01];
 const lane = (k: number) => [...get(ACC), SIMD, 0x1f, k];
 const rowBytes = [...get(DIM), ...i32(2), 0x74]; // dim << 2
+/** The end of a loop over rows: next row (local `i` + 1), back to the loop's start; closes loop, block, body. */
+const nextRow = (i: number) => [...get(i), ...i32(1), 0x6a, ...set(i), ...[0x0c, 0], 0x0b, 0x0b, 0x0b];
 /** base + 4 x index (an i32 address). */
 const at4 = (base: number, index: number) => [...get(base), ...get(index), ...i32(2), 0x74, 0x6a];
 /** ((lane 0 + lane 1) + lane 2) + lane 3, with `add` the add instruction of the lane type. */
@@ -120,22 +130,17 @@ const body = [
   ...rowBytes,
   0x6a,
   ...set(P),
-  ...get(R),
-  ...i32(1),
-  0x6a,
-  ...set(R),
-  ...[0x0c, 0], // br: next row
-  0x0b,
-  0x0b,
-  0x0b,
+  ...nextRow(R),
 ];
 
 // dotsI8: parameters 0-5 query (int16), codes (int8 rows), scales (float32 per row), count, width (bytes a row, a
-// multiple of 8), out; locals 6 r, 7 j, 8 row pointer, 9 acc (int32 x 4).
-const [QI, CODES, SCALES, COUNT_I, WIDTH, OUT_I, RI, JI, PI, ACCI] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+// multiple of 16), out; locals 6 r, 7 j, 8 row pointer, 9 query pointer, 10 acc (int32 x 4), 11 codes.
+const [QI, CODES, SCALES, COUNT_I, WIDTH, OUT_I, RI, JI, PI, QP, ACCI, CI] = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+];
 const laneI = (k: number) => [...get(ACCI), SIMD, 0x1b, k];
 const bodyI8 = [
-  ...[0x02, 0x03, 0x7f, 0x01, 0x7b],
+  ...[0x02, 0x04, 0x7f, 0x02, 0x7b], // locals: 4 x i32, 2 x v128
   ...get(CODES),
   ...set(PI),
   ...[0x02, 0x40],
@@ -148,23 +153,33 @@ const bodyI8 = [
   ...set(ACCI),
   ...i32(0),
   ...set(JI),
-  ...[0x03, 0x40], // 8 elements at a time: int16 query lanes times int8 codes widened to int16, pairs summed
+  ...[0x03, 0x40], // 16 elements at a time: int16 query lanes times int8 codes widened to int16, pairs summed
+  ...get(PI),
+  ...get(JI),
+  0x6a,
+  ...[SIMD, 0x00, 0x00, 0x00], // v128.load: 16 codes
+  ...set(CI),
   ...get(ACCI),
   ...get(QI),
   ...get(JI),
   ...i32(1),
   0x74,
   0x6a,
-  ...[SIMD, 0x00, 0x01, 0x00], // v128.load
-  ...get(PI),
-  ...get(JI),
-  0x6a,
-  ...[SIMD, 0x01, 0x00, 0x00], // v128.load8x8_s
+  ...[0x22, QP], // local.tee: address of the 16 query values
+  ...[SIMD, 0x00, 0x01, 0x00], // v128.load: query values 0-7
+  ...get(CI),
+  ...[SIMD, 0x87, 0x01], // i16x8.extend_low_i8x16_s: codes 0-7
   ...[SIMD, 0xba, 0x01], // i32x4.dot_i16x8_s
   ...[SIMD, 0xae, 0x01], // i32x4.add
+  ...get(QP),
+  ...[SIMD, 0x00, 0x01, 0x10], // v128.load offset 16: query values 8-15
+  ...get(CI),
+  ...[SIMD, 0x88, 0x01], // i16x8.extend_high_i8x16_s: codes 8-15
+  ...[SIMD, 0xba, 0x01],
+  ...[SIMD, 0xae, 0x01],
   ...set(ACCI),
   ...get(JI),
-  ...i32(8),
+  ...i32(16),
   0x6a,
   ...[0x22, JI],
   ...get(WIDTH),
@@ -183,14 +198,65 @@ const bodyI8 = [
   ...get(WIDTH),
   0x6a,
   ...set(PI),
-  ...get(RI),
-  ...i32(1),
+  ...nextRow(RI),
+];
+
+// sums: parameters 0-4 rows (int32 byte offsets), weights (float64), count, dim, acc (float64 x dim); locals 5 k,
+// 6 j (byte offset in acc; the row's is half of it), 7 row pointer, 8 w (the weight in both float64 lanes).
+const [ROWS_S, WEIGHTS_S, COUNT_S, DIM_S, ACC_S, K_S, J_S, P_S, W_S] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const bodySums = [
+  ...[0x02, 0x03, 0x7f, 0x01, 0x7b], // locals: 3 x i32, 1 x v128
+  ...[0x02, 0x40], // block
+  ...[0x03, 0x40], // loop over the rows
+  ...get(K_S),
+  ...get(COUNT_S),
+  0x4f, // i32.ge_u
+  ...[0x0d, 1],
+  ...at4(ROWS_S, K_S),
+  ...[0x28, 0x02, 0x00], // i32.load
+  ...set(P_S),
+  ...get(WEIGHTS_S),
+  ...get(K_S),
+  ...i32(3),
+  0x74,
   0x6a,
-  ...set(RI),
-  ...[0x0c, 0],
+  ...[0x2b, 0x03, 0x00], // f64.load
+  ...[SIMD, 0x14], // f64x2.splat
+  ...set(W_S),
+  ...i32(0),
+  ...set(J_S),
+  ...[0x03, 0x40], // loop over the row, 2 floats at a time
+  ...get(ACC_S),
+  ...get(J_S),
+  0x6a, // the store's address
+  ...get(ACC_S),
+  ...get(J_S),
+  0x6a,
+  ...[SIMD, 0x00, 0x03, 0x00], // v128.load: two float64 sums
+  ...get(W_S),
+  ...get(P_S),
+  ...get(J_S),
+  ...i32(1),
+  0x76, // i32.shr_u
+  0x6a,
+  ...[SIMD, 0x5d, 0x02, 0x00], // v128.load64_zero: two float32 of the row
+  ...[SIMD, 0x5f], // f64x2.promote_low_f32x4
+  ...[SIMD, 0xf2, 0x01], // f64x2.mul
+  ...[SIMD, 0xf0, 0x01], // f64x2.add
+  ...[SIMD, 0x5e], // f32x4.demote_f64x2_zero: rounded to float32 ...
+  ...[SIMD, 0x5f], // ... and back (exact)
+  ...[SIMD, 0x0b, 0x03, 0x00], // v128.store
+  ...get(J_S),
+  ...i32(16),
+  0x6a,
+  ...[0x22, J_S],
+  ...get(DIM_S),
+  ...i32(3),
+  0x74,
+  0x49, // i32.lt_u
+  ...[0x0d, 0],
   0x0b,
-  0x0b,
-  0x0b,
+  ...nextRow(K_S),
 ];
 
 const MODULE = new Uint8Array([
@@ -200,9 +266,17 @@ const MODULE = new Uint8Array([
     [2, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0, 0x60, 6, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0],
   ),
   ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 0x01]),
-  ...section(3, [2, 0, 1]),
-  ...section(7, [2, ...name("dots"), 0x00, 0, ...name("dotsI8"), 0x00, 1]),
-  ...section(10, [2, ...leb(body.length), ...body, ...leb(bodyI8.length), ...bodyI8]),
+  ...section(3, [3, 0, 1, 0]),
+  ...section(7, [3, ...name("dots"), 0x00, 0, ...name("dotsI8"), 0x00, 1, ...name("sums"), 0x00, 2]),
+  ...section(10, [
+    3,
+    ...leb(body.length),
+    ...body,
+    ...leb(bodyI8.length),
+    ...bodyI8,
+    ...leb(bodySums.length),
+    ...bodySums,
+  ]),
 ]);
 
 let compiled: object | null | undefined;
@@ -224,11 +298,12 @@ export function simdDots(bytes: number, dim: number): SimdDots | null {
   const instance = new WebAssembly.Instance(m, { env: { memory } });
   const dots = instance.exports.dots as SimdDots["dots"];
   const dotsI8 = instance.exports.dotsI8 as SimdDots["dotsI8"];
-  return { memory, dots, dotsI8 };
+  const sums = instance.exports.sums as SimdDots["sums"];
+  return { memory, dots, dotsI8, sums };
 }
 
-/** Row width in bytes of int8 codes for `dim` floats: padded with zeros to a multiple of 8. */
-export const codeWidth = (dim: number): number => Math.ceil(dim / 8) * 8;
+/** Row width in bytes of int8 codes for `dim` floats: padded with zeros to a multiple of 16 (one load). */
+export const codeWidth = (dim: number): number => Math.ceil(dim / 16) * 16;
 
 /** Largest int16 query value: 127 x QUERY_MAX x (width / 4) pairs a lane stays inside int32 up to 8,192 floats. */
 const QUERY_MAX = 8191;

@@ -11,9 +11,6 @@ import { normalisedSignals } from "./fusion.ts";
 export const FAMILIES = ["lexical", "dense", "coverage", "numbers", "prf", "wordvec"] as const;
 export type Family = (typeof FAMILIES)[number];
 
-/** Unit SIF vector of one tokenised sentence, for the word-vector family (the caller embeds; we only compare). */
-export type SentenceVector = (tokens: string[]) => Float32Array;
-
 export interface FeatureContext {
   claim: string;
   query: QueryTerm[];
@@ -53,7 +50,8 @@ const PRF_DOCS = 5;
 
 /**
  * What the features read of a doc, computed once per doc (a caller may keep it: the same abstracts come back
- * claim after claim): its sentences' tokens and index terms, its title's terms, and its sentences' SIF vectors.
+ * claim after claim): its sentences' tokens and index terms, its title's terms, and (when the caller adds them)
+ * its sentences' unit SIF vectors.
  */
 export interface AnalysedDoc {
   tokens: string[][];
@@ -62,20 +60,11 @@ export interface AnalysedDoc {
   sif?: Float32Array[];
 }
 
-/** Analyses one stored doc (`term` as in FeatureContext; `sif` when the word-vector family can be computed). */
-export function analyseDoc(
-  doc: StoredDoc,
-  term: (token: string) => string | undefined,
-  sif?: SentenceVector,
-): AnalysedDoc {
+/** Analyses one stored doc (`term` as in FeatureContext), without sentence vectors. */
+export function analyseDoc(doc: StoredDoc, term: (token: string) => string | undefined): AnalysedDoc {
   const termsOf = (tokens: string[]) => tokens.map((t) => term(t) ?? "");
   const tokens = doc.sentences.map((s) => tokenize(s));
-  return {
-    tokens,
-    terms: tokens.map(termsOf),
-    title: termsOf(tokenize(doc.title ?? "")),
-    sif: sif && tokens.map(sif),
-  };
+  return { tokens, terms: tokens.map(termsOf), title: termsOf(tokenize(doc.title ?? "")) };
 }
 
 /** Features of the first `rows.length` candidates in `rows` (indices into ctx.cands). */
@@ -100,6 +89,10 @@ export function computeFeatures(
   const claimNumbers = [...new Set(claimTokens.filter((t) => /\d/.test(t)))];
   const termsOf = (tokens: string[]) => tokens.map((t) => ctx.term(t) ?? "");
   const queryOrder = termsOf(claimTokens).filter((t) => idfOf.has(t));
+  // Query terms are distinct: their index marks which a sentence holds (a Set per sentence cost more).
+  const queryIndex = new Map(ctx.query.map((q, k) => [q.term, k]));
+  const seen = new Uint32Array(ctx.query.length);
+  let stamp = 0;
   const centroids: Record<string, Float32Array> = {};
   if (on.has("prf")) {
     for (const v of vectorSets) {
@@ -128,33 +121,50 @@ export function computeFeatures(
       const sentTerms = doc.terms;
       let best = 0;
       for (const toks of sentTerms) {
-        const seen = new Set(toks);
+        // The query terms in this sentence, marked by index; their idf summed in query order.
+        stamp++;
+        for (const t of toks) {
+          const k = queryIndex.get(t);
+          if (k !== undefined) seen[k] = stamp;
+        }
         let s = 0;
-        for (const q of ctx.query) if (seen.has(q.term)) s += q.idf;
+        for (let k = 0; k < ctx.query.length; k++) if (seen[k] === stamp) s += ctx.query[k].idf;
         best = Math.max(best, s / totalIdf);
       }
-      out.push(best, proximity(queryOrder, sentTerms.flat()));
+      out.push(best, proximity(queryOrder, sentTerms));
       const titleSet = new Set(doc.title);
       let t = 0;
       for (const q of ctx.query) if (titleSet.has(q.term)) t += q.idf;
       out.push(t / totalIdf, Math.log1p(sentTokens.reduce((n, x) => n + x.length, 0)));
     }
     if (on.has("numbers")) {
-      const docSet = new Set(sentTokens.flat());
-      const hit = claimNumbers.filter((n) => docSet.has(n)).length;
+      let hit = 0;
+      for (const n of claimNumbers) if (sentTokens.some((s) => s.includes(n))) hit++;
       out.push(hit, claimNumbers.length - hit);
     }
     if (on.has("prf")) {
       for (const v of vectorSets) out.push(dotf(centroids[v], ctx.docVectors[v][r]));
     }
-    if (on.has("wordvec")) {
-      let best = 0;
-      if (ctx.claimSif && doc.sif) for (const s of doc.sif) best = Math.max(best, dotf(ctx.claimSif, s));
-      out.push(best);
-    }
+    if (on.has("wordvec")) out.push(bestSentence(ctx.claimSif, doc.sif));
     return Float32Array.from(out);
   });
 }
+
+/** Highest SIF cosine of the claim with one of the doc's sentences (0 without vectors): sif_best_sentence. */
+export function bestSentence(
+  claimSif: Float32Array | undefined,
+  sentences: Float32Array[] | undefined,
+): number {
+  let best = 0;
+  if (claimSif && sentences) for (const s of sentences) best = Math.max(best, dotf(claimSif, s));
+  return best;
+}
+
+/**
+ * Bounds of sif_best_sentence (a cosine of unit float32 vectors, floored at 0; the top allows for rounding), so a
+ * caller can bound a linear score before the sentence vectors are computed.
+ */
+export const BEST_SENTENCE_RANGE = [0, 1.001] as const;
 
 function dotf(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -162,17 +172,25 @@ function dotf(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-/** Share of adjacent claim-term pairs that occur within 3 tokens of each other in the doc (order-free). */
-export function proximity(queryOrder: string[], docTokens: string[]): number {
+/**
+ * Share of adjacent claim-term pairs that occur within 3 tokens of each other in the doc (order-free); the doc's
+ * tokens by sentence, counted as one sequence.
+ */
+export function proximity(queryOrder: string[], docTokens: readonly string[][]): number {
   if (queryOrder.length < 2) return 0;
   const wanted = new Set(queryOrder);
   const positions = new Map<string, number[]>();
-  docTokens.forEach((t, i) => {
-    if (!wanted.has(t)) return;
-    const list = positions.get(t);
-    if (list) list.push(i);
-    else positions.set(t, [i]);
-  });
+  let at = 0;
+  for (const sentence of docTokens) {
+    for (const t of sentence) {
+      if (wanted.has(t)) {
+        const list = positions.get(t);
+        if (list) list.push(at);
+        else positions.set(t, [at]);
+      }
+      at++;
+    }
+  }
   let hits = 0;
   for (let i = 0; i + 1 < queryOrder.length; i++) {
     const a = positions.get(queryOrder[i]);

@@ -12,8 +12,16 @@ import { rm3Expand } from "../index/rm3.ts";
 import { tokenize } from "../text/tokenize.ts";
 import type { Claim, Task1Prediction } from "../types.ts";
 import type { CrossEncoderStage } from "./byo.ts";
-import { type Candidate, type CandidateDepth, DEFAULT_DEPTH, gatherCandidates } from "./candidates.ts";
-import { type AnalysedDoc, analyseDoc, computeFeatures, type Family } from "./features.ts";
+import { type Candidate, type CandidateDepth, CandidateGather, DEFAULT_DEPTH } from "./candidates.ts";
+import {
+  type AnalysedDoc,
+  analyseDoc,
+  BEST_SENTENCE_RANGE,
+  bestSentence,
+  computeFeatures,
+  type Family,
+  featureNames,
+} from "./features.ts";
 import { type FusionRule, type FusionWeights, linearFusion, order, rrfCombine } from "./fusion.ts";
 import type { Reranker } from "./reranker.ts";
 
@@ -129,16 +137,37 @@ export class Retriever {
     return Object.keys(this.encoders);
   }
 
-  /** Stage 1 for several claims (claims are embedded in one call per encoder). */
+  /**
+   * Stage 1 for several claims (claims are embedded in one call per encoder). Every encoder is started first; an
+   * encoder working off this thread (a USE-lite worker) embeds while this thread runs BM25 and the sets whose
+   * vectors are ready, and scores the docs found so far.
+   */
   async stage1(claims: string[], fusion = this.fusion): Promise<Stage1[]> {
-    const vectors: Record<string, Float32Array[]> = {};
-    for (const [name, enc] of Object.entries(this.encoders)) vectors[name] = await enc.embed(claims);
+    const names = Object.keys(this.encoders);
+    const pending = new Map(
+      names.map((n) => {
+        const p = this.encoders[n].embed(claims).then((v) => ({ n, v }));
+        // Handled here too: a second failure while the first is being thrown must not go unhandled.
+        p.catch(() => {});
+        return [n, p] as const;
+      }),
+    );
+    // Encoders hand work to their workers in promise callbacks: let those run before this thread gets busy.
+    if (names.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    const queries = claims.map((claim) => this.query(claim));
+    const gathers = queries.map((q) => new CandidateGather(this.index, q, names, this.depth));
+    while (pending.size) {
+      const { n, v } = await Promise.race(pending.values());
+      pending.delete(n);
+      gathers.forEach((g, i) => {
+        g.add(n, v[i]);
+      });
+      if (pending.size) for (const g of gathers) g.scoreKnown();
+    }
     return claims.map((claim, i) => {
-      const query = this.query(claim);
-      const qv = Object.fromEntries(Object.keys(this.encoders).map((n) => [n, vectors[n][i]]));
-      const cands = gatherCandidates(this.index, query, qv, this.depth);
+      const cands = gathers[i].finish();
       const fused = this.fusionRule ? this.fusionRule.fuse(cands) : linearFusion(cands, fusion);
-      return { claim, query, cands, fused, order: order(cands, fused) };
+      return { claim, query: queries[i], cands, fused, order: order(cands, fused) };
     });
   }
 
@@ -156,14 +185,24 @@ export class Retriever {
     return indexTerms(`${d.title ?? ""} ${d.abstract}`, this.index.bm25.analyzer);
   }
 
-  /** Features of the top `depth` fused candidates of a stage-1 result (rows in fused order). */
-  features(s: Stage1, families: readonly Family[], depth: number): { rows: number[]; x: Float32Array[] } {
+  /**
+   * Features of the top `depth` fused candidates of a stage-1 result (rows in fused order). With
+   * `sentenceVectors` false, sif_best_sentence is left at 0 and the docs' sentence vectors are not computed (see
+   * rank()).
+   */
+  features(
+    s: Stage1,
+    families: readonly Family[],
+    depth: number,
+    sentenceVectors = true,
+  ): { rows: number[]; x: Float32Array[]; claimSif?: Float32Array } {
     const rows = s.order.slice(0, depth);
-    const docs = rows.map((i) => this.analysedDoc(s.cands[i].docno));
+    const docs = rows.map((i) => this.analysedDoc(s.cands[i].docno, sentenceVectors));
     const docVectors: Record<string, Float32Array[]> = {};
     for (const n of this.vectorSets)
       docVectors[n] = rows.map((i) => this.index.vectors[n].vector(s.cands[i].docno));
     const words = this.words;
+    const claimSif = words ? unit(words.sif(tokenize(s.claim))) : undefined;
     const x = computeFeatures(
       {
         claim: s.claim,
@@ -173,49 +212,78 @@ export class Retriever {
         fused: s.fused,
         docs,
         docVectors,
-        claimSif: words ? unit(words.sif(tokenize(s.claim))) : undefined,
+        claimSif,
       },
       rows,
       families,
       this.vectorSets,
     );
-    return { rows, x };
+    return { rows, x, claimSif };
   }
 
   /**
    * Analysed docs by docno, the DOC_MEMO most recently used: popular abstracts come back claim after claim, and
-   * tokenising, stemming and embedding their sentences was most of the feature time.
+   * tokenising, stemming and embedding their sentences was most of the feature time. Sentence vectors are
+   * computed when first asked for.
    */
   private readonly docMemo = new Map<number, AnalysedDoc>();
-  private analysedDoc(docno: number): AnalysedDoc {
+  private analysedDoc(docno: number, sentenceVectors = true): AnalysedDoc {
     let a = this.docMemo.get(docno);
     if (a) {
       // A Map iterates in insertion order: re-inserting keeps the least recently used first.
       this.docMemo.delete(docno);
     } else {
-      const words = this.words;
-      a = analyseDoc(
-        this.index.docs.get(docno),
-        (t) => this.index.bm25.term(t),
-        words && ((tokens) => unit(words.sif(tokens))),
-      );
+      a = analyseDoc(this.index.docs.get(docno), (t) => this.index.bm25.term(t));
       if (this.docMemo.size >= DOC_MEMO) this.docMemo.delete(this.docMemo.keys().next().value as number);
     }
+    const words = this.words;
+    if (sentenceVectors && words && !a.sif) a.sif = a.tokens.map((tokens) => unit(words.sif(tokens)));
     this.docMemo.set(docno, a);
     return a;
   }
 
-  /** Final ranking of a stage-1 result: re-ranked head, then the rest in fused order. */
+  /**
+   * Final ranking of a stage-1 result: re-ranked head, then the rest in fused order. The re-ranker is linear, so
+   * each candidate's score is bounded before its sentence vectors (most of the feature time at 400k abstracts)
+   * are computed: candidates go in order of that bound, and once k are scored, those whose bound is below the
+   * k-th score cannot enter the top k and keep no score. The top k and their scores are those of scoring all.
+   */
   rank(s: Stage1, k: number): RetrievedAbstract[] {
     const r = this.reranker;
     if (!r) return this.ordered(s, [], [], k);
-    const { rows, x } = this.features(s, r.json.families, r.json.rerankDepth);
-    return this.ordered(
-      s,
-      rows,
-      x.map((v) => r.score(v)),
-      k,
-    );
+    const { families, rerankDepth } = r.json;
+    const f = families.includes("wordvec")
+      ? featureNames(families, this.vectorSets).indexOf("sif_best_sentence")
+      : -1;
+    if (f < 0 || !this.words || k >= Math.min(rerankDepth, s.order.length)) {
+      const { rows, x } = this.features(s, families, rerankDepth);
+      return this.ordered(
+        s,
+        rows,
+        x.map((v) => r.score(v)),
+        k,
+      );
+    }
+    const { rows, x, claimSif } = this.features(s, families, rerankDepth, false);
+    const bound = x.map((v) => {
+      const at = Float32Array.from(v);
+      return Math.max(
+        ...BEST_SENTENCE_RANGE.map((b) => {
+          at[f] = b;
+          return r.score(at);
+        }),
+      );
+    });
+    const scores = rows.map(() => Number.NEGATIVE_INFINITY);
+    const scored: number[] = [];
+    for (const j of rows.map((_, j) => j).sort((a, b) => bound[b] - bound[a])) {
+      if (scored.length >= k && bound[j] < scored.sort((a, b) => b - a)[k - 1]) break;
+      const doc = this.analysedDoc(s.cands[rows[j]].docno);
+      x[j][f] = bestSentence(claimSif, doc.sif);
+      scores[j] = r.score(x[j]);
+      scored.push(scores[j]);
+    }
+    return this.ordered(s, rows, scores, k);
   }
 
   /** The top k: `head` (the first fused candidates) by `scores`, best first, then the rest in fused order. */
