@@ -73,6 +73,27 @@ test("summarize: abstracts not about the claim are counted apart and never weigh
   assert.match(caution(none, ns, 0).reason ?? "", /None of the abstracts found is about this claim/);
 });
 
+test("summarize: one side whose verdicts are all below 50% gives no lean; one verdict at 50% or more does", () => {
+  // The product's case: Refutes 40% (beside Supports 35%) for a mainstream claim was "leans towards refuting".
+  const weak = summarize([R(0.4), N(), N()]);
+  assert.deepEqual([weak.refutes, weak.lean, weak.lean_confidence], [1, "insufficient", 0]);
+  assert.match(
+    weak.text,
+    /1 refutes it .* do not settle the claim: each one that takes a side does so with a probability below 50%\./,
+  );
+  const twoWeak = [S(0.45), S(0.42), N()];
+  assert.equal(summarize(twoWeak).lean, "insufficient");
+  assert.match(
+    caution(twoWeak, summarize(twoWeak), 0).reason ?? "",
+    /all do so with probabilities below 50%/,
+  );
+  // One verdict at 50% or more carries the side (with the lone-abstract caution).
+  const one = summarize([S(0.5), S(0.4), N()]);
+  assert.deepEqual([one.lean, one.lean_confidence], ["supports", 0.45]);
+  // Both sides stay mixed, however weak: the rule only ever withholds a one-sided lean.
+  assert.equal(summarize([S(0.4), R(0.41)]).lean, "mixed");
+});
+
 test("caution: thin evidence (nothing decisive, a lone weak side, a lone relevant abstract) needs review", () => {
   const firm = [S(0.9), S(0.8), N()];
   assert.deepEqual(caution(firm, summarize(firm), 0), { needs_human_review: false, reason: null });

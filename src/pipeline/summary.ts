@@ -10,12 +10,18 @@
  * abstracts about the claim disagree.
  */
 import type { ScopeAnswer } from "../scope/scope.ts";
+import { NEI } from "../types.ts";
 import type { Caution, Evidence, Lean, Summary } from "./result.ts";
 
 /** P(group 4) + P(group 5) at or above this (more likely than not) makes a claim normative for the caution. */
 export const NORMATIVE_THRESHOLD = 0.5;
 /** A lone decisive abstract is thin evidence; below this confidence the caution also says it is weak. */
 export const THIN_CONFIDENCE = 0.6;
+/**
+ * One side alone gives a lean only when one of its verdicts is more likely than not: a Refutes at 40% beside
+ * Supports at 35% is the most probable label of its abstract, but it is no ground to say the evidence leans.
+ */
+export const LEAN_MIN_CONFIDENCE = 0.5;
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -28,7 +34,8 @@ const IN_SCOPE: ScopeCheck = { in_scope: true, reason: null };
  * Counts per label over the abstracts about the claim only (the relevance gate's about_claim); the others are
  * counted apart and never weigh on the lean. The lean: no decisive verdict is "insufficient"; Supports and Refutes
  * together are "mixed" (lean_confidence: the minority's share of the decisive confidence); one side alone is that
- * side (lean_confidence: its mean confidence). A claim out of scope gets no lean ("out_of_scope", 0).
+ * side (lean_confidence: its mean confidence), unless none of its verdicts reaches LEAN_MIN_CONFIDENCE
+ * ("insufficient"). A claim out of scope gets no lean ("out_of_scope", 0).
  */
 export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_SCOPE): Summary {
   const relevant = evidence.filter((e) => e.about_claim);
@@ -58,6 +65,9 @@ export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_
   } else if (supports > 0 && refutes > 0) {
     lean = "mixed";
     confidence = Math.min(s, r) / (s + r);
+  } else if (!relevant.some((e) => e.label !== NEI && e.confidence >= LEAN_MIN_CONFIDENCE)) {
+    lean = "insufficient";
+    confidence = 0;
   } else if (supports > 0) {
     lean = "supports";
     confidence = s / supports;
@@ -74,7 +84,10 @@ export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_
     supports: "The evidence leans towards supporting the claim.",
     refutes: "The evidence leans towards refuting the claim.",
     mixed: "The evidence is mixed: some abstracts support the claim and some refute it.",
-    insufficient: "The abstracts found do not settle the claim.",
+    insufficient:
+      supports + refutes > 0
+        ? "The abstracts found do not settle the claim: each one that takes a side does so with a probability below 50%."
+        : "The abstracts found do not settle the claim.",
     out_of_scope: "No lean is given: the claim is outside what ClimateCheck checks.",
   };
   let text: string;
@@ -98,7 +111,8 @@ export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_
 /**
  * Whether a person should review the verdict, and why: a claim out of scope (not about climate, not English), a
  * normative or epistemological claim (groups 4/5 with probability `normative` >= NORMATIVE_THRESHOLD), nothing
- * found or nothing about the claim, no decisive abstract, a lone decisive one, or abstracts that disagree. No
+ * found or nothing about the claim, no decisive abstract, decisive ones all below LEAN_MIN_CONFIDENCE, a lone
+ * decisive one, or abstracts that disagree. No
  * caution means: in scope, and two or more abstracts about the claim take a side, all the same one.
  */
 export function caution(
@@ -124,6 +138,10 @@ export function caution(
   else if (summary.lean === "mixed" || (summary.supports > 0 && summary.refutes > 0))
     reasons.push(
       `The abstracts about this claim disagree (${summary.supports} support it, ${summary.refutes} refute it): a person should read them before any verdict.`,
+    );
+  else if (decisive.length > 1 && summary.lean === "insufficient")
+    reasons.push(
+      "The abstracts that take a side all do so with probabilities below 50%: the evidence is thin.",
     );
   else if (decisive.length === 1)
     reasons.push(
