@@ -63,7 +63,7 @@ function meanF1OverPresent(
   return present.length ? present.reduce((s, p) => s + p.f1, 0) / present.length : 0;
 }
 
-interface Figures {
+export interface Figures {
   shares: Record<string, Interval>;
   cardsMeanF1: Interval;
   cardsGroupMacroF1: number;
@@ -73,7 +73,7 @@ interface Figures {
   minContrarian: number;
 }
 
-async function evaluate(
+export async function evaluate(
   predict: Predict,
   stanceDev: readonly StanceExample[],
   cardsDev: readonly NarrativeExample[],

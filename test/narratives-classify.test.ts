@@ -6,8 +6,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { classifyClaimsFile } from "../src/cli/commands/classify.ts";
 import { DataError } from "../src/data/errors.ts";
+import { Mlp } from "../src/learning/mlp.ts";
 import { NarrativeClassifier } from "../src/narratives/classifier.ts";
 import type { StanceExample } from "../src/narratives/data.ts";
+import { combinedGateScore, plattProbability, scoreVector, scoringModels } from "../src/narratives/model.ts";
 import { DEFAULT_TRAIN_OPTIONS, trainNarrativeModel } from "../src/narratives/train.ts";
 import type { NarrativeExample } from "../src/types.ts";
 
@@ -152,3 +154,63 @@ test("training is deterministic and a model with the encoder family refuses to r
 });
 
 type DEFAULT_FAMILIES = typeof DEFAULT_TRAIN_OPTIONS.families;
+
+/** A stand-in sentence encoder: hashed bag of words in 16 dimensions, deterministic. */
+const fakeEncoder = {
+  name: "fake-bow-16",
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((t) => {
+      const v = new Float32Array(16);
+      for (const w of t.toLowerCase().split(/\W+/).filter(Boolean)) {
+        let h = 0;
+        for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+        v[h % 16] += 1;
+      }
+      return v;
+    });
+  },
+};
+
+test("with sentence vectors the trainer tries the gate MLP; a gate with one reads the vector and the label follows P", async () => {
+  const json = await trainNarrativeModel(corpus(), stance(), {
+    ...DEFAULT_TRAIN_OPTIONS,
+    families: ["word", "desc", "use"],
+    encoder: fakeEncoder,
+    folds: 2,
+    wordMaxFeatures: 300,
+    charMaxFeatures: 300,
+  });
+  // The linear gate's figures are kept beside the shipped ones, and the MLP ships exactly when mlpPays said so.
+  const cv = json.crossValidation;
+  assert.ok(cv.linear && typeof cv.mlpShipped === "boolean");
+  assert.equal(json.gate.mlp !== undefined, cv.mlpShipped);
+  // Whatever the toy data gave, give the gate an MLP to exercise scoring: the score is the standardised sum.
+  const texts = stance().map((e) => e.text);
+  const vectors = await fakeEncoder.embed(texts);
+  const net = Mlp.train(
+    vectors,
+    stance().map((e) => (e.narrative ? 1 : 0)),
+    { seed: 1, hidden: 4, epochs: 5 },
+  );
+  const mlp = { model: net.toJSON(), linear: { mean: 0.5, sd: 2 }, mlp: { mean: -0.2, sd: 1.5 } };
+  const withMlp = { ...json, gate: { ...json.gate, mlp } };
+  const c = new NarrativeClassifier(withMlp, fakeEncoder);
+  const claims = ["Sea ice is growing, the glaciers are not melting", "The glaciers are melting fast"];
+  const preds = await c.classify(claims);
+  const models = scoringModels(withMlp);
+  const [v0, v1] = await fakeEncoder.embed(claims);
+  for (const [i, v] of [v0, v1].entries()) {
+    const x = models.features.vector(claims[i], v);
+    const z = combinedGateScore(models.gate.model.decision(x)[0], net.decision(v), mlp);
+    assert.ok(Math.abs(preds[i].narrative - plattProbability(z, json.gate.platt)) < 1e-9);
+    assert.equal(preds[i].codes[0] === "0_0", preds[i].narrative < 0.5);
+    // Without the sentence vector such a gate refuses to score rather than fall back to the linear logit.
+    assert.throws(() => scoreVector(models, x), /sentence vector/);
+  }
+  // The MLP changed the probability (else this test would not see it).
+  const linearOnly = await new NarrativeClassifier(
+    json.gate.mlp ? { ...json, gate: { ...json.gate, mlp: undefined } } : json,
+    fakeEncoder,
+  ).classify(claims);
+  assert.notEqual(linearOnly[0].narrative, preds[0].narrative);
+});

@@ -9,7 +9,7 @@ import {
   NarrativeClassifier,
 } from "../src/narratives/classifier.ts";
 import { NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
-import { chooseGateThreshold } from "../src/narratives/train.ts";
+import { chooseGateThreshold, gateWorstRatio, mlpPays } from "../src/narratives/train.ts";
 
 /** The same subject said both ways: only the contrarian one carries a narrative (1_1, "ice isn't melting"). */
 const MAINSTREAM = "Arctic sea ice is shrinking fast";
@@ -43,4 +43,37 @@ test("the gate threshold is the one closest to meeting every false-alarm and mis
   // A cell it is not chosen on (Climate-FEVER SUPPORTS claims) changes nothing; none present: 0.5.
   assert.equal(chooseGateThreshold([...cells, "cf-supports"], [...p, 0.99]), 0.6);
   assert.equal(chooseGateThreshold(["cf-supports"], [0.9]), 0.5);
+});
+
+test("a second gate reader ships only when the worst ratio falls and no mainstream false-alarm share rises by > 0.01", () => {
+  // 10 Favor tweets (mainstream), 10 Against (contrarian), 100 Climate-FEVER SUPPORTS claims (mainstream, not chosen on).
+  const cells = [
+    ...Array(10).fill("stance-favor"),
+    ...Array(10).fill("stance-against"),
+    ...Array(100).fill("cf-supports"),
+  ];
+  const gate = (favor: number, against: number, supports: number) =>
+    cells.map((c, i) =>
+      c === "stance-favor"
+        ? i < favor
+          ? 0.9
+          : 0.1
+        : c === "stance-against"
+          ? i - 10 < against
+            ? 0.9
+            : 0.1
+          : i - 20 < supports
+            ? 0.9
+            : 0.1,
+    );
+  // 2 of 10 Favor flagged (0.2 / 0.10 = 2), 8 of 10 Against found (0.2 / 0.15 = 1.33): worst 2.
+  const linear = gate(2, 8, 30);
+  assert.equal(gateWorstRatio(cells, linear, 0.5), 2);
+  // 1 Favor flagged, 8 Against found: worst 1.33, better; SUPPORTS claims 0.30 -> 0.31 is within 0.01.
+  assert.ok(Math.abs(gateWorstRatio(cells, gate(1, 8, 31), 0.5) - 0.2 / 0.15) < 1e-9);
+  assert.equal(mlpPays(cells, linear, gate(1, 8, 31)), true);
+  // The same but SUPPORTS claims rise to 0.32: not shipped. No gain in the worst ratio: not shipped.
+  assert.equal(mlpPays(cells, linear, gate(1, 8, 32)), false);
+  assert.equal(mlpPays(cells, linear, gate(2, 9, 30)), false);
+  assert.equal(mlpPays(cells, linear, linear), false);
 });

@@ -56,6 +56,8 @@ export class NarrativeClassifier {
     if (json.format !== NARRATIVES_FORMAT) throw new Error(`unknown narratives model format ${json.format}`);
     this.json = json;
     this.models = scoringModels(json);
+    if (this.models.gate.mlp && !this.models.features.needsEncoder)
+      throw new Error("this narratives model's gate reads sentence vectors but its features do not");
     if (this.models.features.needsEncoder && !encoder) {
       throw new Error(
         `this narratives model needs the sentence encoder ${json.encoder}; pass one or use the fast model`,
@@ -76,7 +78,8 @@ export class NarrativeClassifier {
   async classify(texts: string[]): Promise<NarrativePrediction[]> {
     const embeddings = this.needsEncoder && this.encoder ? await this.encoder.embed(texts) : undefined;
     return texts.map((text, i) => {
-      const scores = scoreVector(this.models, this.models.features.vector(text, embeddings?.[i]));
+      const embedding = embeddings?.[i];
+      const scores = scoreVector(this.models, this.models.features.vector(text, embedding), embedding);
       return {
         codes: decide(scores, this.json.thresholds, this.json.fallback),
         narrative: scores.narrative,

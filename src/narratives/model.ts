@@ -1,5 +1,6 @@
 /** The trained narratives model: its JSON shape and the pure scoring of one feature vector. */
 import { type LogisticJson, LogisticModel, sigmoid } from "../learning/logistic.ts";
+import { Mlp, type MlpJson } from "../learning/mlp.ts";
 import type { SparseVector } from "../learning/sparse.ts";
 import { type Fallback, NARRATIVE_GROUPS, type NarrativeScores, type Thresholds } from "./decide.ts";
 import { type FeaturesJson, NarrativeFeatures } from "./features.ts";
@@ -18,13 +19,29 @@ export interface Platt {
   b: number;
 }
 
+/** Mean and standard deviation of a gate score over the out-of-fold rows: (z - mean) / sd standardises it. */
+export interface Scale {
+  mean: number;
+  sd: number;
+}
+
+/**
+ * The full model's second gate reader: an MLP on the raw sentence vector. The gate's score is then the sum of the
+ * standardised linear and MLP logits, and the Platt scaling applies to that sum.
+ */
+export interface GateMlpJson {
+  model: MlpJson;
+  linear: Scale;
+  mlp: Scale;
+}
+
 export interface NarrativeModelJson {
   format: typeof NARRATIVES_FORMAT;
   /** Name of the sentence encoder the model was trained with (absent for a model without the "use" family). */
   encoder?: string;
   features: FeaturesJson;
   /** Binary logistic regression: does the text carry any narrative (stance, not topic)? */
-  gate: { model: LogisticJson; platt: Platt };
+  gate: { model: LogisticJson; platt: Platt; mlp?: GateMlpJson };
   /** Softmax over the groups 1..5 (class k = group k + 1), trained on texts that carry a narrative. */
   group: LogisticJson;
   /** Per narrative group: softmax over its sub-codes (in this order). */
@@ -38,13 +55,28 @@ export interface NarrativeModelJson {
     /** The threshold on even-odds P(narrative) chosen out of fold and folded into the gate's Platt scaling. */
     threshold: number;
     gate: Record<string, { rows: number; flagged: number; share: number }>;
+    /** The worst ratio of a cell's out-of-fold error to its allowance at the shipped gate (see gateWorstRatio). */
+    worst?: number;
+    /** The linear gate alone, when the trainer also tried the MLP: the same figures, and whether the MLP shipped. */
+    linear?: {
+      threshold: number;
+      gate: Record<string, { rows: number; flagged: number; share: number }>;
+      worst: number;
+    };
+    mlpShipped?: boolean;
   };
   settings: Record<string, unknown>;
 }
 
+export interface ScoringGate {
+  model: LogisticModel;
+  platt: Platt;
+  mlp?: { model: Mlp; linear: Scale; mlp: Scale };
+}
+
 export interface ScoringModels {
   features: NarrativeFeatures;
-  gate: { model: LogisticModel; platt: Platt };
+  gate: ScoringGate;
   group: LogisticModel;
   codes: Map<number, { codes: string[]; model: LogisticModel }>;
 }
@@ -52,7 +84,11 @@ export interface ScoringModels {
 export function scoringModels(json: NarrativeModelJson): ScoringModels {
   return {
     features: NarrativeFeatures.fromJSON(json.features),
-    gate: { model: LogisticModel.fromJSON(json.gate.model), platt: json.gate.platt },
+    gate: {
+      model: LogisticModel.fromJSON(json.gate.model),
+      platt: json.gate.platt,
+      mlp: json.gate.mlp && { ...json.gate.mlp, model: Mlp.fromJSON(json.gate.mlp.model) },
+    },
     group: LogisticModel.fromJSON(json.group),
     codes: new Map(
       Object.entries(json.codes).map(([g, m]) => [
@@ -66,9 +102,31 @@ export function scoringModels(json: NarrativeModelJson): ScoringModels {
 /** Calibrated P(narrative) of a raw gate logit. */
 export const plattProbability = (z: number, p: Platt): number => sigmoid(p.a * z + p.b);
 
-/** P(narrative), P(group | narrative) and, for every group, P(code | group). */
-export function scoreVector(models: Omit<ScoringModels, "features">, x: SparseVector): NarrativeScores {
-  const narrative = plattProbability(models.gate.model.decision(x)[0], models.gate.platt);
+/** The sum of standardised scores the gate's Platt scaling reads, given the two raw logits. */
+export const combinedGateScore = (linear: number, mlp: number, s: { linear: Scale; mlp: Scale }): number =>
+  (linear - s.linear.mean) / s.linear.sd + (mlp - s.mlp.mean) / s.mlp.sd;
+
+/**
+ * The score the gate's Platt scaling applies to: the linear logit, or with an MLP the sum of the standardised
+ * linear and MLP logits (the MLP reads `sentence`, the text's raw sentence vector).
+ */
+export function gateScore(gate: ScoringGate, x: SparseVector, sentence?: Float32Array): number {
+  const linear = gate.model.decision(x)[0];
+  if (!gate.mlp) return linear;
+  if (!sentence) throw new Error("this narratives gate reads the sentence vector: pass one per text");
+  return combinedGateScore(linear, gate.mlp.model.decision(sentence), gate.mlp);
+}
+
+/**
+ * P(narrative), P(group | narrative) and, for every group, P(code | group). `sentence` is the text's raw sentence
+ * vector, needed when the gate has an MLP.
+ */
+export function scoreVector(
+  models: Omit<ScoringModels, "features">,
+  x: SparseVector,
+  sentence?: Float32Array,
+): NarrativeScores {
+  const narrative = plattProbability(gateScore(models.gate, x, sentence), models.gate.platt);
   const pg = models.group.predictProba(x);
   const group = [0, ...NARRATIVE_GROUPS.map((g) => pg[g - 1])];
   const code: Record<string, number> = {};

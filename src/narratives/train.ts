@@ -8,8 +8,10 @@
 
 import { flaggedShareByGroup } from "../evaluation/metrics.ts";
 import { type Features, type LogisticModel, trainLogistic } from "../learning/logistic.ts";
+import { Mlp } from "../learning/mlp.ts";
 import type { SparseVector } from "../learning/sparse.ts";
 import { hashUnit } from "../learning/split.ts";
+import { fitStandardiser } from "../learning/standardise.ts";
 import { tuneThreshold } from "../learning/thresholds.ts";
 import { type Group, groupOf, NARRATIVES, NO_NARRATIVE, subCodes } from "../taxonomy/cards.ts";
 import type { NarrativeExample } from "../types.ts";
@@ -23,10 +25,12 @@ import {
 } from "./decide.ts";
 import { DESCRIBED_CODES, type FeatureFamily, NarrativeFeatures, prototypeTexts } from "./features.ts";
 import {
+  combinedGateScore,
   NARRATIVES_FORMAT,
   type NarrativeModelJson,
   type Platt,
   plattProbability,
+  type Scale,
   scoreVector,
   type TextEmbedder,
 } from "./model.ts";
@@ -172,19 +176,65 @@ async function embedAll(
   return new Map(distinctTexts.map((t, i) => [t, vectors[i]]));
 }
 
-/** Out-of-fold gate logits of the stance rows, and the gate fitted on all of them. */
-export interface GateFit {
-  model: LogisticModel;
+/** A gate's calibration: Platt on out-of-fold scores, the chosen threshold folded in, and what it gives out of fold. */
+interface GateCalibration {
   platt: Platt;
   /** The out-of-fold threshold chosen on P(narrative) at even odds, folded into `platt` (chooseGateThreshold). */
   threshold: number;
   /** Calibrated out-of-fold P(narrative) per stance row, the threshold folded in. */
   oof: number[];
+  /** gateWorstRatio of `oof` at NARRATIVE_THRESHOLD. */
+  worst: number;
 }
+
+function calibrateGate(
+  scores: readonly number[],
+  labels: readonly number[],
+  weights: readonly number[],
+  cells: readonly string[],
+): GateCalibration {
+  const calibrated = fitPlatt(scores, labels, weights);
+  const threshold = chooseGateThreshold(
+    cells,
+    scores.map((z) => plattProbability(z, calibrated)),
+  );
+  // Bayes' rule for a prior that makes a narrative threshold/(1 - threshold) times less likely: the shown
+  // probability is still calibrated (under that prior), and 0.5 on it is the chosen threshold.
+  const platt = { a: calibrated.a, b: calibrated.b - Math.log(threshold / (1 - threshold)) };
+  const oof = scores.map((z) => plattProbability(z, platt));
+  return { platt, threshold, oof, worst: gateWorstRatio(cells, oof, NARRATIVE_THRESHOLD) };
+}
+
+/** The gate's MLP on the sentence vector, and the scales that standardise both logits before they are summed. */
+export interface GateMlp {
+  model: Mlp;
+  linear: Scale;
+  mlp: Scale;
+}
+
+/** Out-of-fold gate logits of the stance rows, and the gate fitted on all of them. */
+export interface GateFit extends GateCalibration {
+  model: LogisticModel;
+  /** Present when the MLP was tried and paid out of fold (mlpPays). */
+  mlp?: GateMlp;
+  /** When the MLP was tried: the linear gate alone, calibrated the same way, and whether the MLP shipped. */
+  linear?: GateCalibration;
+  mlpShipped?: boolean;
+}
+
+/** Seed of fold f's gate MLP (f = folds: the final one). */
+const GATE_MLP_SEED = 7;
+
+const scaleOf = (z: readonly number[]): Scale => {
+  const s = fitStandardiser(z.map((v) => [v]));
+  return { mean: s.mean[0], sd: s.std[0] };
+};
 
 /**
  * `prototypes` (descriptions with a narrative, rebuttals without) train every fold and are never scored out of
- * fold: they are not data, and they are the only examples of some codes' stance.
+ * fold: they are not data, and they are the only examples of some codes' stance. With `sentences` (each stance
+ * row's raw sentence vector) an MLP on them is trained on the same folds, and the gate becomes the sum of the
+ * standardised linear and MLP logits when that pays out of fold (mlpPays); else it stays linear.
  */
 export function trainGate(
   stance: readonly StanceExample[],
@@ -192,6 +242,7 @@ export function trainGate(
   dim: number,
   options: Pick<TrainOptions, "folds" | "gate" | "log">,
   prototypes: readonly { x: SparseVector; narrative: boolean; w: number }[] = [],
+  sentences?: readonly Float32Array[],
 ): GateFit {
   const weights = gateWeights(stance, options.gate.noneWeight);
   const rows: Row[] = stance.map((e, i) => ({
@@ -209,21 +260,43 @@ export function trainGate(
       if (r.fold === f) logits[i] = m.decision(r.x)[0];
     });
   }
-  const calibrated = fitPlatt(
-    logits,
-    rows.map((r) => r.y),
-    weights,
-  );
+  const labels = rows.map((r) => r.y);
   const cells = stance.map(stanceCell);
-  const threshold = chooseGateThreshold(
-    cells,
-    logits.map((z) => plattProbability(z, calibrated)),
-  );
-  // Bayes' rule for a prior that makes a narrative threshold/(1 - threshold) times less likely: the shown
-  // probability is still calibrated (under that prior), and 0.5 on it is the chosen threshold.
-  const platt = { a: calibrated.a, b: calibrated.b - Math.log(threshold / (1 - threshold)) };
+  const linear = calibrateGate(logits, labels, weights, cells);
   const model = fitGate([...rows, ...extra], dim, options.gate.l2);
-  return { model, platt, threshold, oof: logits.map((z) => plattProbability(z, platt)) };
+  if (!sentences) return { model, ...linear };
+
+  const trainMlp = (keep: (i: number) => boolean, seed: number) => {
+    const idx = rows.flatMap((_, i) => (keep(i) ? [i] : []));
+    return Mlp.train(
+      idx.map((i) => sentences[i]),
+      idx.map((i) => labels[i]),
+      { seed, sampleWeights: idx.map((i) => weights[i]) },
+    );
+  };
+  const mlpLogits = new Array<number>(rows.length);
+  for (let f = 0; f < options.folds; f++) {
+    options.log?.(`gate MLP fold ${f + 1}/${options.folds}`);
+    const net = trainMlp((i) => rows[i].fold !== f, GATE_MLP_SEED + f);
+    rows.forEach((r, i) => {
+      if (r.fold === f) mlpLogits[i] = net.decision(sentences[i]);
+    });
+  }
+  const scales = { linear: scaleOf(logits), mlp: scaleOf(mlpLogits) };
+  const combined = calibrateGate(
+    logits.map((z, i) => combinedGateScore(z, mlpLogits[i], scales)),
+    labels,
+    weights,
+    cells,
+  );
+  const pays = mlpPays(cells, linear.oof, combined.oof);
+  options.log?.(
+    `gate MLP: worst ratio ${combined.worst.toFixed(3)} (linear ${linear.worst.toFixed(3)}): ${pays ? "shipped" : "not shipped"}`,
+  );
+  if (!pays) return { model, ...linear, linear, mlpShipped: false };
+  options.log?.("gate MLP final fit");
+  const mlp = { model: trainMlp(() => true, GATE_MLP_SEED + options.folds), ...scales };
+  return { model, ...combined, mlp, linear, mlpShipped: true };
 }
 
 /** Mainstream cells whose false-alarm rate the gate's threshold is chosen on (want at most MAX_FALSE_ALARM). */
@@ -234,6 +307,52 @@ const MAX_FALSE_ALARM = 0.1;
 const MAX_MISS = 0.15;
 export const GATE_THRESHOLD_GRID: readonly number[] = Array.from({ length: 14 }, (_, i) => 0.3 + 0.05 * i);
 
+const cellShare = (cells: readonly string[], p: readonly number[], c: string, t: number) => {
+  let n = 0;
+  let k = 0;
+  cells.forEach((x, i) => {
+    if (x !== c) return;
+    n++;
+    if (p[i] >= t) k++;
+  });
+  return k / n;
+};
+
+/**
+ * The worst ratio of a cell's error to its allowance at threshold `t` on `p`: false alarms over 0.10 on each
+ * mainstream source, misses over 0.15 on FLICC and ClimateStance Against (at most 1 meets every target). Cells
+ * absent from the data are skipped; none present gives NaN.
+ */
+export function gateWorstRatio(cells: readonly string[], p: readonly number[], t: number): number {
+  const present = (c: string) => cells.includes(c);
+  const ratios = [
+    ...FALSE_ALARM_CELLS.filter(present).map((c) => cellShare(cells, p, c, t) / MAX_FALSE_ALARM),
+    ...MISS_CELLS.filter(present).map((c) => (1 - cellShare(cells, p, c, t)) / MAX_MISS),
+  ];
+  return ratios.length ? Math.max(...ratios) : Number.NaN;
+}
+
+/** Mainstream cells none of whose false-alarm share a second gate reader may raise by more than MAX_RISE. */
+const MAINSTREAM_CELLS = [...FALSE_ALARM_CELLS, "cf-supports"];
+const MAX_RISE = 0.01;
+
+/**
+ * Whether the gate with the MLP (`withMlp`, calibrated P(narrative) out of fold, threshold folded in) ships over
+ * the linear one (`linear`): its worst ratio (gateWorstRatio at 0.5) is lower, and no mainstream source's
+ * false-alarm share (Climate-FEVER SUPPORTS claims included) rises by more than 0.01.
+ */
+export function mlpPays(
+  cells: readonly string[],
+  linear: readonly number[],
+  withMlp: readonly number[],
+): boolean {
+  const t = NARRATIVE_THRESHOLD;
+  if (!(gateWorstRatio(cells, withMlp, t) < gateWorstRatio(cells, linear, t) - 1e-12)) return false;
+  return MAINSTREAM_CELLS.filter((c) => cells.includes(c)).every(
+    (c) => cellShare(cells, withMlp, c, t) <= cellShare(cells, linear, c, t) + MAX_RISE,
+  );
+}
+
 /**
  * The out-of-fold threshold on calibrated P(narrative) closest to meeting every target at once: the smallest
  * worst ratio of a cell's error to its allowance (false alarms over 0.10 on each mainstream source, misses over
@@ -242,26 +361,11 @@ export const GATE_THRESHOLD_GRID: readonly number[] = Array.from({ length: 14 },
  * skipped; with none present, 0.5.
  */
 export function chooseGateThreshold(cells: readonly string[], p: readonly number[]): number {
-  const present = (c: string) => cells.includes(c);
-  const share = (c: string, t: number) => {
-    let n = 0;
-    let k = 0;
-    cells.forEach((x, i) => {
-      if (x !== c) return;
-      n++;
-      if (p[i] >= t) k++;
-    });
-    return k / n;
-  };
   let best = 0.5;
   let bestWorst = Number.POSITIVE_INFINITY;
   for (const t of GATE_THRESHOLD_GRID) {
-    const ratios = [
-      ...FALSE_ALARM_CELLS.filter(present).map((c) => share(c, t) / MAX_FALSE_ALARM),
-      ...MISS_CELLS.filter(present).map((c) => (1 - share(c, t)) / MAX_MISS),
-    ];
-    if (ratios.length === 0) return 0.5;
-    const worst = Math.max(...ratios);
+    const worst = gateWorstRatio(cells, p, t);
+    if (Number.isNaN(worst)) return 0.5;
     if (worst < bestWorst - 1e-12) {
       bestWorst = worst;
       best = t;
@@ -315,6 +419,7 @@ export async function trainNarrativeModel(
     features.dim,
     options,
     gatePrototypes,
+    emb ? stance.map((e) => get(e.text)) : undefined,
   );
 
   // The code models learn from texts that carry a narrative: P(group | narrative), P(code | group).
@@ -351,8 +456,7 @@ export async function trainNarrativeModel(
     log(`codes fold ${f + 1}/${options.folds}`);
     const m = fitCodes(groupRows, codeRows, features.dim, options.l2, f);
     coded.forEach((_, i) => {
-      if (folds[i] === f)
-        oof[i] = scoreVector({ ...m, gate: { model: gate.model, platt: gate.platt } }, vectors[i]);
+      if (folds[i] === f) oof[i] = scoreVector({ ...m, gate }, vectors[i], emb?.get(coded[i].text));
     });
   }
   const thresholds = tuneAll(coded, oof);
@@ -363,7 +467,11 @@ export async function trainNarrativeModel(
     format: NARRATIVES_FORMAT,
     encoder: has("use") ? options.encoder?.name : undefined,
     features: features.toJSON(),
-    gate: { model: gate.model.toJSON(), platt: gate.platt },
+    gate: {
+      model: gate.model.toJSON(),
+      platt: gate.platt,
+      ...(gate.mlp ? { mlp: { ...gate.mlp, model: gate.mlp.model.toJSON() } } : {}),
+    },
     group: final.group.toJSON(),
     codes: Object.fromEntries(
       [...final.codes].map(([g, m]) => [String(g), { codes: m.codes, model: m.model.toJSON() }]),
@@ -372,15 +480,22 @@ export async function trainNarrativeModel(
     fallback: options.fallback,
     trainedOn: { ...countBySource(train), ...stanceCounts(stance) },
     crossValidation: {
-      threshold: gate.threshold,
-      gate: flaggedShareByGroup(
-        stance.map(stanceCell),
-        gate.oof.map((p) => p >= NARRATIVE_THRESHOLD),
-      ),
+      ...cvFigures(stance, gate),
+      ...(gate.linear ? { linear: cvFigures(stance, gate.linear), mlpShipped: gate.mlpShipped } : {}),
     },
     settings,
   };
 }
+
+/** A calibrated gate's out-of-fold figures for the card: threshold, share given a narrative per cell, worst ratio. */
+const cvFigures = (stance: readonly StanceExample[], g: GateCalibration) => ({
+  threshold: g.threshold,
+  gate: flaggedShareByGroup(
+    stance.map(stanceCell),
+    g.oof.map((p) => p >= NARRATIVE_THRESHOLD),
+  ),
+  worst: g.worst,
+});
 
 /** The cell a stance row is reported in: its source, and for a source with both classes, its class. */
 export const stanceCell = (e: StanceExample): string =>
