@@ -11,7 +11,8 @@ export interface TextEmbedder {
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 
-export const NARRATIVES_FORMAT = "climatecheck-narratives/2";
+/** 3: the full model's gate may carry an MLP (gate.mlp), which code for format 2 would silently ignore. */
+export const NARRATIVES_FORMAT = "climatecheck-narratives/3";
 
 /** Platt scaling of the gate's logit: P(narrative) = sigmoid(a z + b), fitted on out-of-fold logits. */
 export interface Platt {
