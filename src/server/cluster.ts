@@ -28,7 +28,11 @@ export function runPrimary(count: number): Promise<number> {
     let announced = false;
     let stopping = false;
     let exitCode = 0;
-    const alive = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    // A worker whose process exited stays in cluster.workers until it has also disconnected, and the two events
+    // come in either order: counting it would leave the last exit unresolved and the primary would end with 13
+    // (unsettled top-level await) instead of 0.
+    const alive = () =>
+      Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
     const stop = (code: number) => {
       if (stopping) return;
       stopping = true;
