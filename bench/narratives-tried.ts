@@ -7,11 +7,20 @@
  * out of fold at the shipped threshold rule (train.ts, mlpPays).
  */
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
-import { Mlp } from "../src/learning/mlp.ts";
-import { fitStandardiser } from "../src/learning/standardise.ts";
 import { loadNarrativeData } from "../src/narratives/data.ts";
 import { type FeatureFamily, NarrativeFeatures, prototypeTexts } from "../src/narratives/features.ts";
-import { fitGate, foldOf, gateWeights, type Row, stanceCell, trainGate } from "../src/narratives/train.ts";
+import { combinedGateScore } from "../src/narratives/model.ts";
+import {
+  cellShare,
+  foldOf,
+  gateWeights,
+  linearGateOof,
+  mlpGateOof,
+  prototypeRows,
+  type Row,
+  scaleOf,
+  stanceCell,
+} from "../src/narratives/train.ts";
 import { type BenchSection, loadAverage, table } from "./report.ts";
 
 const FOLDS = 4;
@@ -28,11 +37,6 @@ const CELLS = [
   "stance-against",
   "cards:narrative",
 ];
-
-const standardise = (a: readonly number[]) => {
-  const { mean, std } = fitStandardiser(a.map((v) => [v]));
-  return a.map((x) => (x - mean[0]) / std[0]);
-};
 
 export async function bench(): Promise<BenchSection> {
   const data = await loadNarrativeData();
@@ -57,57 +61,34 @@ export async function bench(): Promise<BenchSection> {
     ...proto.rebuttals.map((t) => ({ x: vec(t), narrative: false, w: 2 })),
   ];
   const gateOptions = { folds: FOLDS, gate: { l2: 1e-4, noneWeight: 1 } };
-  const logit = (p: number) => Math.log(Math.max(1e-9, p) / Math.max(1e-9, 1 - p));
-
-  const linear = trainGate(stance, x, features.dim, gateOptions, protoRows).oof.map(logit);
-
-  const sentence = stance.map((e) => get(e.text));
   const y = stance.map((e) => (e.narrative ? 1 : 0));
   const w = gateWeights(stance, 1);
   const folds = stance.map((e) => foldOf(e.text, FOLDS));
-  const mlp = new Array<number>(stance.length);
-  for (let f = 0; f < FOLDS; f++) {
-    const idx = stance.flatMap((_, i) => (folds[i] === f ? [] : [i]));
-    const net = Mlp.train(
-      idx.map((i) => sentence[i]),
-      idx.map((i) => y[i]),
-      { seed: 7 + f, sampleWeights: idx.map((i) => w[i]) },
-    );
-    stance.forEach((_, i) => {
-      if (folds[i] === f) mlp[i] = net.decision(sentence[i]);
-    });
-  }
-  const a = standardise(linear);
-  const b = standardise(mlp);
-  const ensemble = a.map((v, i) => v + b[i]);
+  const gateRows = (weight: (i: number) => number): Row[] =>
+    stance.map((_, i) => ({ x: x[i], y: y[i], w: weight(i), fold: folds[i] }));
+  const plain = gateRows((i) => w[i]);
+  const extra = prototypeRows(protoRows);
+
+  // The trainer's own out-of-fold steps (train.ts): the linear gate, the MLP, and their standardised sum.
+  const linear = linearGateOof(plain, extra, features.dim, gateOptions);
+  const mlp = mlpGateOof(
+    plain,
+    stance.map((e) => get(e.text)),
+    gateOptions,
+  );
+  const scales = { linear: scaleOf(linear), mlp: scaleOf(mlp) };
+  const ensemble = linear.map((z, i) => combinedGateScore(z, mlp[i], scales));
 
   // Mainstream sources weigh double (their share of the "none" class), as a minimax step would push them.
   const MAINSTREAM = new Set(["stance-favor", "cf-supports", "cf-evidence"]);
-  const gateRows: Row[] = stance.map((_, i) => ({
-    x: x[i],
-    y: y[i],
-    w: w[i] * (MAINSTREAM.has(cells[i]) ? 2 : 1),
-    fold: folds[i],
-  }));
-  const extra: Row[] = protoRows.map((p) => ({ x: p.x, y: p.narrative ? 1 : 0, w: p.w, fold: -1 }));
-  const reweighted = new Array<number>(stance.length);
-  for (let f = 0; f < FOLDS; f++) {
-    const model = fitGate([...gateRows.filter((r) => r.fold !== f), ...extra], features.dim, 1e-4);
-    gateRows.forEach((r, i) => {
-      if (r.fold === f) reweighted[i] = model.decision(r.x)[0];
-    });
-  }
+  const reweighted = linearGateOof(
+    gateRows((i) => w[i] * (MAINSTREAM.has(cells[i]) ? 2 : 1)),
+    extra,
+    features.dim,
+    gateOptions,
+  );
 
-  const shareAt = (z: readonly number[], cell: string, t: number) => {
-    let n = 0;
-    let k = 0;
-    z.forEach((v, i) => {
-      if (cells[i] !== cell) return;
-      n++;
-      if (v >= t) k++;
-    });
-    return n ? k / n : Number.NaN;
-  };
+  const shareAt = (z: readonly number[], cell: string, t: number) => cellShare(cells, z, cell, t);
   const thresholdFor = (z: readonly number[], cell: string, share: number) => {
     const s = z.filter((_, i) => cells[i] === cell).sort((p, q) => q - p);
     return s[Math.min(s.length - 1, Math.floor(s.length * share))];

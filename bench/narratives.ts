@@ -63,7 +63,7 @@ function meanF1OverPresent(
   return present.length ? present.reduce((s, p) => s + p.f1, 0) / present.length : 0;
 }
 
-export interface Figures {
+interface Figures {
   shares: Record<string, Interval>;
   cardsMeanF1: Interval;
   cardsGroupMacroF1: number;
@@ -73,7 +73,7 @@ export interface Figures {
   minContrarian: number;
 }
 
-export async function evaluate(
+async function evaluate(
   predict: Predict,
   stanceDev: readonly StanceExample[],
   cardsDev: readonly NarrativeExample[],

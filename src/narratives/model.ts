@@ -69,10 +69,17 @@ export interface NarrativeModelJson {
   settings: Record<string, unknown>;
 }
 
+/** The gate's MLP on the sentence vector, and the scales that standardise both logits before they are summed. */
+export interface GateMlp {
+  model: Mlp;
+  linear: Scale;
+  mlp: Scale;
+}
+
 export interface ScoringGate {
   model: LogisticModel;
   platt: Platt;
-  mlp?: { model: Mlp; linear: Scale; mlp: Scale };
+  mlp?: GateMlp;
 }
 
 export interface ScoringModels {

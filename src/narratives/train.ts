@@ -26,6 +26,7 @@ import {
 import { DESCRIBED_CODES, type FeatureFamily, NarrativeFeatures, prototypeTexts } from "./features.ts";
 import {
   combinedGateScore,
+  type GateMlp,
   NARRATIVES_FORMAT,
   type NarrativeModelJson,
   type Platt,
@@ -205,13 +206,6 @@ function calibrateGate(
   return { platt, threshold, oof, worst: gateWorstRatio(cells, oof, NARRATIVE_THRESHOLD) };
 }
 
-/** The gate's MLP on the sentence vector, and the scales that standardise both logits before they are summed. */
-export interface GateMlp {
-  model: Mlp;
-  linear: Scale;
-  mlp: Scale;
-}
-
 /** Out-of-fold gate logits of the stance rows, and the gate fitted on all of them. */
 export interface GateFit extends GateCalibration {
   model: LogisticModel;
@@ -225,10 +219,65 @@ export interface GateFit extends GateCalibration {
 /** Seed of fold f's gate MLP (f = folds: the final one). */
 const GATE_MLP_SEED = 7;
 
-const scaleOf = (z: readonly number[]): Scale => {
+export const scaleOf = (z: readonly number[]): Scale => {
   const s = fitStandardiser(z.map((v) => [v]));
   return { mean: s.mean[0], sd: s.std[0] };
 };
+
+/** Prototype texts as gate rows: in every fold's training, never scored out of fold (fold -1). */
+export const prototypeRows = (
+  prototypes: readonly { x: SparseVector; narrative: boolean; w: number }[],
+): Row[] => prototypes.map((p) => ({ x: p.x, y: p.narrative ? 1 : 0, w: p.w, fold: -1 }));
+
+/** Out-of-fold logits of the linear gate: each row scored by the gate fitted on the other folds (and `extra`). */
+export function linearGateOof(
+  rows: readonly Row[],
+  extra: readonly Row[],
+  dim: number,
+  options: Pick<TrainOptions, "folds" | "gate" | "log">,
+): number[] {
+  const logits = new Array<number>(rows.length);
+  for (let f = 0; f < options.folds; f++) {
+    options.log?.(`gate fold ${f + 1}/${options.folds}`);
+    const m = fitGate([...rows.filter((r) => r.fold !== f), ...extra], dim, options.gate.l2);
+    rows.forEach((r, i) => {
+      if (r.fold === f) logits[i] = m.decision(r.x)[0];
+    });
+  }
+  return logits;
+}
+
+/** The gate's MLP on the rows' sentence vectors (labels and weights of `rows`) that `keep` selects. */
+function trainGateMlp(
+  rows: readonly Row[],
+  sentences: readonly Float32Array[],
+  keep: (i: number) => boolean,
+  seed: number,
+): Mlp {
+  const idx = rows.flatMap((_, i) => (keep(i) ? [i] : []));
+  return Mlp.train(
+    idx.map((i) => sentences[i]),
+    idx.map((i) => rows[i].y),
+    { seed, sampleWeights: idx.map((i) => rows[i].w) },
+  );
+}
+
+/** Out-of-fold logits of the gate's MLP, on the rows' folds (fold f's net seeded GATE_MLP_SEED + f). */
+export function mlpGateOof(
+  rows: readonly Row[],
+  sentences: readonly Float32Array[],
+  options: Pick<TrainOptions, "folds" | "log">,
+): number[] {
+  const logits = new Array<number>(rows.length);
+  for (let f = 0; f < options.folds; f++) {
+    options.log?.(`gate MLP fold ${f + 1}/${options.folds}`);
+    const net = trainGateMlp(rows, sentences, (i) => rows[i].fold !== f, GATE_MLP_SEED + f);
+    rows.forEach((r, i) => {
+      if (r.fold === f) logits[i] = net.decision(sentences[i]);
+    });
+  }
+  return logits;
+}
 
 /**
  * `prototypes` (descriptions with a narrative, rebuttals without) train every fold and are never scored out of
@@ -251,37 +300,15 @@ export function trainGate(
     w: weights[i],
     fold: foldOf(e.text, options.folds),
   }));
-  const extra: Row[] = prototypes.map((p) => ({ x: p.x, y: p.narrative ? 1 : 0, w: p.w, fold: -1 }));
-  const logits = new Array<number>(rows.length);
-  for (let f = 0; f < options.folds; f++) {
-    options.log?.(`gate fold ${f + 1}/${options.folds}`);
-    const m = fitGate([...rows.filter((r) => r.fold !== f), ...extra], dim, options.gate.l2);
-    rows.forEach((r, i) => {
-      if (r.fold === f) logits[i] = m.decision(r.x)[0];
-    });
-  }
+  const extra = prototypeRows(prototypes);
+  const logits = linearGateOof(rows, extra, dim, options);
   const labels = rows.map((r) => r.y);
   const cells = stance.map(stanceCell);
   const linear = calibrateGate(logits, labels, weights, cells);
   const model = fitGate([...rows, ...extra], dim, options.gate.l2);
   if (!sentences) return { model, ...linear };
 
-  const trainMlp = (keep: (i: number) => boolean, seed: number) => {
-    const idx = rows.flatMap((_, i) => (keep(i) ? [i] : []));
-    return Mlp.train(
-      idx.map((i) => sentences[i]),
-      idx.map((i) => labels[i]),
-      { seed, sampleWeights: idx.map((i) => weights[i]) },
-    );
-  };
-  const mlpLogits = new Array<number>(rows.length);
-  for (let f = 0; f < options.folds; f++) {
-    options.log?.(`gate MLP fold ${f + 1}/${options.folds}`);
-    const net = trainMlp((i) => rows[i].fold !== f, GATE_MLP_SEED + f);
-    rows.forEach((r, i) => {
-      if (r.fold === f) mlpLogits[i] = net.decision(sentences[i]);
-    });
-  }
+  const mlpLogits = mlpGateOof(rows, sentences, options);
   const scales = { linear: scaleOf(logits), mlp: scaleOf(mlpLogits) };
   const combined = calibrateGate(
     logits.map((z, i) => combinedGateScore(z, mlpLogits[i], scales)),
@@ -295,7 +322,7 @@ export function trainGate(
   );
   if (!pays) return { model, ...linear, linear, mlpShipped: false };
   options.log?.("gate MLP final fit");
-  const mlp = { model: trainMlp(() => true, GATE_MLP_SEED + options.folds), ...scales };
+  const mlp = { model: trainGateMlp(rows, sentences, () => true, GATE_MLP_SEED + options.folds), ...scales };
   return { model, ...combined, mlp, linear, mlpShipped: true };
 }
 
@@ -307,7 +334,7 @@ const MAX_FALSE_ALARM = 0.1;
 const MAX_MISS = 0.15;
 export const GATE_THRESHOLD_GRID: readonly number[] = Array.from({ length: 14 }, (_, i) => 0.3 + 0.05 * i);
 
-const cellShare = (cells: readonly string[], p: readonly number[], c: string, t: number) => {
+export const cellShare = (cells: readonly string[], p: readonly number[], c: string, t: number) => {
   let n = 0;
   let k = 0;
   cells.forEach((x, i) => {

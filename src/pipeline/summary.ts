@@ -129,7 +129,7 @@ export function caution(
     );
   }
   const relevant = evidence.filter((e) => e.about_claim);
-  const decisive = relevant.filter((e) => e.label !== "Not Enough Information");
+  const decisive = relevant.filter((e) => e.label !== NEI);
   if (evidence.length === 0) reasons.push("No abstract was found for this claim.");
   else if (relevant.length === 0)
     reasons.push("None of the abstracts found is about this claim: nothing here checks it.");
