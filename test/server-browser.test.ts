@@ -94,15 +94,29 @@ after(async () => {
   await rm(profile, { recursive: true, force: true });
 });
 
+// The slice of the DOM the waits read (this file is typed without the DOM library).
+type PageDocument = {
+  getElementById(id: string): { textContent: string | null; hidden: boolean } | null;
+};
+
+/** Waits until the result is shown, for `claim` when given. A function, not a string: Playwright
+ * evaluates a string predicate again on every poll, which the page's CSP (no 'unsafe-eval') blocks. */
+async function waitForResult(claim?: string): Promise<void> {
+  await page.waitForFunction(
+    (expected) => {
+      const doc = (globalThis as unknown as { document: PageDocument }).document;
+      const shown = doc.getElementById("result")?.hidden === false;
+      return shown && (expected === null || doc.getElementById("claim-echo")?.textContent === expected);
+    },
+    claim ?? null,
+    { timeout: REAL ? 120_000 : 30_000 },
+  );
+}
+
 async function checkClaim(claim: string): Promise<void> {
   await page.fill("#claim", claim);
   await page.click("#submit");
-  // A string runs in the page (this file is typed without the DOM library).
-  await page.waitForFunction(
-    `document.getElementById("claim-echo").textContent === ${JSON.stringify(claim)} && !document.getElementById("result").hidden`,
-    undefined,
-    { timeout: REAL ? 120_000 : 30_000 },
-  );
+  await waitForResult(claim);
 }
 
 test("typing a claim shows the evidence cards with label badges, highlighted rationale, summary and caution", {
@@ -194,9 +208,7 @@ test("results are announced (aria-live) and focused; Ctrl+Enter submits; the per
   await page.selectOption("#k", "3");
   await page.fill("#claim", claim);
   await page.press("#claim", "Control+Enter");
-  await page.waitForFunction(`!document.getElementById("result").hidden`, undefined, {
-    timeout: REAL ? 120_000 : 30_000,
-  });
+  await waitForResult();
   const live = page.locator("#status");
   assert.equal(await live.getAttribute("aria-live"), "polite");
   assert.match(
