@@ -7,11 +7,13 @@
  * out of fold at the shipped threshold rule (train.ts, mlpPays).
  */
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
+import { VARIANTS } from "../src/narratives/build.ts";
 import { loadNarrativeData } from "../src/narratives/data.ts";
-import { type FeatureFamily, NarrativeFeatures, prototypeTexts } from "../src/narratives/features.ts";
+import { NarrativeFeatures, prototypeTexts } from "../src/narratives/features.ts";
 import { combinedGateScore } from "../src/narratives/model.ts";
 import {
   cellShare,
+  DEFAULT_TRAIN_OPTIONS,
   foldOf,
   gateWeights,
   linearGateOof,
@@ -23,8 +25,11 @@ import {
 } from "../src/narratives/train.ts";
 import { type BenchSection, loadAverage, table } from "./report.ts";
 
-const FOLDS = 4;
-const FAMILIES: FeatureFamily[] = ["word", "char", "desc", "cues", "contrast", "use"];
+// The shipped full model's settings.
+const { folds: FOLDS, wordMaxFeatures, charMaxFeatures, descWeight, gate } = DEFAULT_TRAIN_OPTIONS;
+const FULL = VARIANTS.find((v) => v.name === "full");
+if (!FULL) throw new Error("narratives-tried: no full variant in VARIANTS");
+const FAMILIES = FULL.families;
 const CELLS = [
   "stance-favor",
   "cf-supports",
@@ -51,18 +56,18 @@ export async function bench(): Promise<BenchSection> {
   const get = (t: string) => use.get(t) as Float32Array;
   const features = NarrativeFeatures.fit(
     [...new Set([...stance.map((e) => e.text), ...data.train.map((e) => e.text)])],
-    { families: FAMILIES, wordMaxFeatures: 6000, charMaxFeatures: 10000 },
+    { families: FAMILIES, wordMaxFeatures, charMaxFeatures },
     { descriptions: proto.descriptions.map(get), rebuttals: proto.rebuttals.map(get) },
   );
   const vec = (t: string) => features.vector(t, use.get(t));
   const x = stance.map((e) => vec(e.text));
   const protoRows = [
-    ...proto.descriptions.map((t) => ({ x: vec(t), narrative: true, w: 2 })),
-    ...proto.rebuttals.map((t) => ({ x: vec(t), narrative: false, w: 2 })),
+    ...proto.descriptions.map((t) => ({ x: vec(t), narrative: true, w: descWeight })),
+    ...proto.rebuttals.map((t) => ({ x: vec(t), narrative: false, w: descWeight })),
   ];
-  const gateOptions = { folds: FOLDS, gate: { l2: 1e-4, noneWeight: 1 } };
+  const gateOptions = { folds: FOLDS, gate };
   const y = stance.map((e) => (e.narrative ? 1 : 0));
-  const w = gateWeights(stance, 1);
+  const w = gateWeights(stance, gate.noneWeight);
   const folds = stance.map((e) => foldOf(e.text, FOLDS));
   const gateRows = (weight: (i: number) => number): Row[] =>
     stance.map((_, i) => ({ x: x[i], y: y[i], w: weight(i), fold: folds[i] }));

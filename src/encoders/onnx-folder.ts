@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError } from "../data/errors.ts";
 
-/** A tensor as the package returns it. */
 /** The optional package every ONNX stage runs on; not installed by `npm ci` (see README, "onnx"). */
 export const TRANSFORMERS_PACKAGE = "@huggingface/transformers";
 /** The version the ONNX stages are tested with (.ci/run installs it). */
@@ -36,6 +35,7 @@ export async function loadTransformers(
   }
 }
 
+/** A tensor as the package returns it. */
 export interface OnnxTensor {
   dims: number[];
   data: Float32Array;

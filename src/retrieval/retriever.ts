@@ -275,13 +275,17 @@ export class Retriever {
       );
     });
     const scores = rows.map(() => Number.NEGATIVE_INFINITY);
-    const scored: number[] = [];
+    // The k best scores so far, best first.
+    const best: number[] = [];
     for (const j of rows.map((_, j) => j).sort((a, b) => bound[b] - bound[a])) {
-      if (scored.length >= k && bound[j] < scored.sort((a, b) => b - a)[k - 1]) break;
+      if (best.length === k && bound[j] < best[k - 1]) break;
       const doc = this.analysedDoc(s.cands[rows[j]].docno);
       x[j][f] = bestSentence(claimSif, doc.sif);
-      scores[j] = r.score(x[j]);
-      scored.push(scores[j]);
+      const score = r.score(x[j]);
+      scores[j] = score;
+      const at = best.findIndex((b) => b < score);
+      best.splice(at < 0 ? best.length : at, 0, score);
+      if (best.length > k) best.pop();
     }
     return this.ordered(s, rows, scores, k);
   }
@@ -290,12 +294,12 @@ export class Retriever {
   private ordered(s: Stage1, head: number[], scores: number[], k: number): RetrievedAbstract[] {
     const scored = head.map((i, j) => ({ i, score: scores[j] }));
     scored.sort((a, b) => b.score - a.score || s.cands[a.i].docno - s.cands[b.i].docno);
-    const out = scored.map((h) => this.hit(s, h.i, h.score));
+    const out = scored.slice(0, k).map((h) => this.hit(s, h.i, h.score));
     for (const i of s.order.slice(head.length)) {
       if (out.length >= k) break;
       out.push(this.hit(s, i, s.fused[i]));
     }
-    return out.slice(0, k);
+    return out;
   }
 
   private hit(s: Stage1, i: number, score: number): RetrievedAbstract {
