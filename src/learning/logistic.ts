@@ -2,6 +2,7 @@
  * Logistic regression, binary (sigmoid) or multinomial (softmax), on dense or sparse features, with L2
  * regularisation, class and sample weights, trained by full-batch L-BFGS (deterministic: same data, same model).
  */
+import { float32FromBase64, float32ToBase64 } from "./float32-base64.ts";
 import { minimise } from "./lbfgs.ts";
 import type { SparseVector } from "./sparse.ts";
 
@@ -106,20 +107,17 @@ export class LogisticModel {
   }
 
   toJSON(): LogisticJson {
-    const bytes = new Uint8Array(this.weights.buffer, this.weights.byteOffset, this.weights.byteLength);
     return {
       kind: this.kind,
       classes: this.classes,
       dim: this.dim,
-      weights: Buffer.from(bytes).toString("base64"),
+      weights: float32ToBase64(this.weights),
       bias: Array.from(this.bias),
     };
   }
 
   static fromJSON(json: LogisticJson): LogisticModel {
-    const buf = Buffer.from(json.weights, "base64");
-    const weights = new Float32Array(buf.byteLength / 4);
-    new Uint8Array(weights.buffer).set(buf);
+    const weights = float32FromBase64(json.weights);
     return new LogisticModel(json.kind, json.classes, json.dim, weights, Float32Array.from(json.bias));
   }
 }

@@ -4,6 +4,7 @@
  * seed give the same weights, bit for bit. A non-linear reading of a dense vector (a sentence embedding) where a
  * logistic regression sees only one direction.
  */
+import { float32FromBase64, float32ToBase64 } from "./float32-base64.ts";
 import { mulberry32 } from "./random.ts";
 
 export interface MlpOptions {
@@ -33,17 +34,6 @@ export interface MlpJson {
   b1: string;
   w2: string;
   b2: number;
-}
-
-const toBase64 = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("base64");
-
-function fromBase64(s: string, length: number, field: string): Float32Array {
-  const buf = Buffer.from(s, "base64");
-  if (buf.byteLength !== length * 4)
-    throw new Error(`mlp: ${field} has ${buf.byteLength / 4} values, want ${length}`);
-  const out = new Float32Array(length);
-  new Uint8Array(out.buffer).set(buf);
-  return out;
 }
 
 export class Mlp {
@@ -92,9 +82,9 @@ export class Mlp {
       kind: "mlp-relu",
       dim: this.dim,
       hidden: this.hidden,
-      w1: toBase64(this.w1),
-      b1: toBase64(this.b1),
-      w2: toBase64(this.w2),
+      w1: float32ToBase64(this.w1),
+      b1: float32ToBase64(this.b1),
+      w2: float32ToBase64(this.w2),
       b2: this.b2[0],
     };
   }
@@ -105,9 +95,9 @@ export class Mlp {
     return new Mlp(
       dim,
       hidden,
-      fromBase64(json.w1, dim * hidden, "w1"),
-      fromBase64(json.b1, hidden, "b1"),
-      fromBase64(json.w2, hidden, "w2"),
+      float32FromBase64(json.w1, { length: dim * hidden, what: "mlp: w1" }),
+      float32FromBase64(json.b1, { length: hidden, what: "mlp: b1" }),
+      float32FromBase64(json.w2, { length: hidden, what: "mlp: w2" }),
       json.b2,
     );
   }
