@@ -1,6 +1,6 @@
 /**
  * Bring your own models: per-stage cost of the profile backends with the tiny random-weight models of
- * bench/fixtures/tiny-models.ts (16-d embedding, one-row cross-encoder and NLI), over the built-in corpus (1,588
+ * bench/fixtures/tiny-models.ts (16-d embedding, one-row cross-encoder and NLI), over the built-in corpus (4,330
  * arXiv abstracts) and 200 Climate-FEVER + SciFact claims. The tiny models cost almost nothing, so these figures are
  * the fixed cost of our side (tokenising, batching, pooling, fusion, the chat client and its JSON checks): add
  * your model's own forward time per text to project a real one. Last, the built-in path with nothing configured:

@@ -100,7 +100,7 @@ export const bench: Bench = async () => {
       percentile(xs, 90).toFixed(0),
       mean(xs).toFixed(0),
     ]);
-    const markdown = `A clone of this repository in an empty temporary folder (no \`../shared/data\`, no \`CLIMATECHECK_*\` variables, a cold \`.climatecheck/\`: the word vectors are converted, the index built; the abstracts' USE-lite vectors come from the shipped \`corpus/arxiv-climate.use-lite.f32.gz\`, which saves encoding 1,588 texts, about 70 s here), README's first command as a newcomer runs it, at the benchmark's own priority (\`npm run bench\` under \`nice\` runs it niced). ${cpus().length} cores. **Load average (1/5/15 min) at start: ${loadStart}; before npm start: ${loadBeforeStart}; at listening: ${loadAtListening}** (other jobs share the machine; a 1-minute figure above the core count means the run got less than the whole machine).
+    const markdown = `A clone of this repository in an empty temporary folder (no \`../shared/data\`, no \`CLIMATECHECK_*\` variables, a cold \`.climatecheck/\`: the word vectors are converted, the index built; the abstracts' USE-lite vectors come from the shipped \`corpus/arxiv-climate.use-lite.f32.gz\`, which saves encoding 4,330 texts, about 3 minutes here), README's first command as a newcomer runs it, at the benchmark's own priority (\`npm run bench\` under \`nice\` runs it niced). ${cpus().length} cores. **Load average (1/5/15 min) at start: ${loadStart}; before npm start: ${loadBeforeStart}; at listening: ${loadAtListening}** (other jobs share the machine; a 1-minute figure above the core count means the run got less than the whole machine).
 
 ${table(["step", "seconds"], rows)}
 

@@ -46,7 +46,7 @@ test("a fresh clone with nothing beside it: npm ci && npm start serve evidence f
       );
       // Not a terminal here, so progress comes as lines with done/total and rate.
       assert.ok(
-        lines.some((l) => /^index: \d+\/1588 lines \(\d+%\) · \d+ added · [\d.]+\/s/.test(l)),
+        lines.some((l) => /^index: \d+\/4330 lines \(\d+%\) · \d+ added · [\d.]+\/s/.test(l)),
         lines.join("\n"),
       );
       const corpus = info.corpus as { name: string; abstracts: number; builtin: boolean; note: string };
@@ -60,7 +60,7 @@ test("a fresh clone with nothing beside it: npm ci && npm start serve evidence f
         abstracts: number;
         corpus: { builtin: boolean };
       };
-      assert.deepEqual([health.abstracts, health.corpus.builtin], [1588, true]);
+      assert.deepEqual([health.abstracts, health.corpus.builtin], [4330, true]);
 
       const res = await fetch(`${server.url}/v1/check`, {
         method: "POST",

@@ -127,7 +127,7 @@ test("ensureDefaultIndex rebuilds a default index built by another schema versio
   }
 });
 
-test("the built-in corpus is the default on any machine: shipped, fingerprinted, 1,588 arXiv abstracts", async () => {
+test("the built-in corpus is the default on any machine: shipped, fingerprinted, 4,330 arXiv abstracts", async () => {
   const saved = { corpus: process.env.CLIMATECHECK_CORPUS, data: process.env.CLIMATECHECK_DATA };
   delete process.env.CLIMATECHECK_CORPUS;
   // No training data anywhere: the default corpus must not need it.
@@ -145,11 +145,44 @@ test("the built-in corpus is the default on any machine: shipped, fingerprinted,
   for await (const r of readCorpus(BUILTIN_CORPUS.path, { format: "climatecheck" })) rows.push(r.abstract);
   assert.equal(rows.length, BUILTIN_CORPUS.abstracts);
   assert.ok(rows.every((a) => a.id.startsWith("arXiv:") && a.url?.startsWith("https://arxiv.org/abs/")));
-  assert.equal(rows.filter((a) => a.doi).length, 463);
+  assert.equal(rows.filter((a) => a.doi).length, 1635);
+  assert.equal(new Set(rows.map((a) => a.id)).size, rows.length, "no paper twice");
   assert.ok(rows.every((a) => a.title && a.abstract.length > 50 && a.year));
   assert.match(readFileSync(join(dirname(BUILTIN_CORPUS.path), "SOURCE.md"), "utf8"), /CC0/);
   const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { files: string[] };
   assert.ok(pkg.files.includes("corpus"), "the corpus ships in the package");
+});
+
+test("a default index of an earlier built-in corpus is rebuilt from today's", async () => {
+  const dir = tempDir("cc-default-");
+  const openVectors = async () => ({ specs: [], close: async () => {} });
+  try {
+    const target = join(dir, "default");
+    const old = writeCorpus(dir);
+    await ensureDefaultIndex(undefined, {
+      dir: target,
+      corpora: [{ path: old, format: "climatecheck" }],
+      openVectors,
+    });
+    const manifest = join(target, "manifest.json");
+    const m = JSON.parse(readFileSync(manifest, "utf8"));
+    m.sources[0].fingerprint = BUILTIN_CORPUS.previous[0];
+    writeFileSync(manifest, JSON.stringify(m));
+    await mkdir(join(dir, "now"));
+    const now = writeCorpus(join(dir, "now"), [
+      { abstract_id: "n1", title: "New", abstract: "Today's corpus." },
+    ]);
+    await ensureDefaultIndex(undefined, {
+      dir: target,
+      corpora: [{ path: now, format: "climatecheck" }],
+      openVectors,
+    });
+    const index = openIndex(target);
+    assert.deepEqual([index.docs.size, index.manifest.sources[0].path], [1, now]);
+    index.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test("an old default index of the training sets is rebuilt; one the user ingested is kept", async () => {
@@ -193,7 +226,7 @@ test("an old default index of the training sets is rebuilt; one the user ingeste
 test("the corpus of an index: the built-in demo (with how to load the real one), else the file names", () => {
   const builtin = describeCorpus(
     [{ path: "/x/arxiv-climate.jsonl.gz", fingerprint: BUILTIN_CORPUS.sha256 }],
-    1588,
+    4330,
   );
   assert.equal(builtin.builtin, true);
   assert.match(builtin.name, /built-in demo corpus/);

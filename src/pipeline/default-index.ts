@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { BUILTIN_CORPUS, isBuiltinOnly } from "../data/builtin-corpus.ts";
+import { BUILTIN_CORPUS, isBuiltinOnly, isOlderBuiltin } from "../data/builtin-corpus.ts";
 import type { CorpusFormat } from "../data/climatecheck.ts";
 import { readCorpus } from "../data/climatecheck.ts";
 import { DataError } from "../data/errors.ts";
@@ -58,7 +58,7 @@ export function defaultCorpora(): CorpusSource[] {
 
 /**
  * Whether an existing default index is to be built again: one an older version built from the training sets
- * (SciFact, Climate-FEVER), or the built-in corpus alone once $CLIMATECHECK_CORPUS names another corpus. An index
+ * (SciFact, Climate-FEVER) or from an earlier built-in corpus, or the built-in corpus alone once $CLIMATECHECK_CORPUS names another corpus. An index
  * the user ingested into the default folder is kept as it is.
  */
 function outdated(dir: string, corpora: CorpusSource[]): boolean {
@@ -72,6 +72,7 @@ function outdated(dir: string, corpora: CorpusSource[]): boolean {
   const training = [f.scifactCorpus, f.climateFever].map((p) => p.split(/[\\/]/).slice(-2).join("/"));
   const fromTraining = (p: string) => training.includes(p.split(/[\\/]/).slice(-2).join("/"));
   if (sources.length > 0 && sources.every((s) => fromTraining(s.path))) return true;
+  if (isOlderBuiltin(sources)) return true;
   return isBuiltinOnly(sources) && corpora.some((c) => c.path !== BUILTIN_CORPUS.path);
 }
 
