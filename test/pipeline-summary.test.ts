@@ -57,8 +57,35 @@ test("summarize and caution: any Supports with any Refutes is mixed, needs revie
   assert.equal(c.needs_human_review, true);
   assert.match(c.reason ?? "", /disagree \(3 support it, 2 refute it\)/);
   assert.doesNotMatch(`${s.text} ${c.reason}`, /consistent/);
-  // Even one dissenting abstract against four makes it mixed (the old 75% share rule called this "supports").
-  assert.equal(summarize([S(0.9), S(0.9), S(0.9), S(0.9), R(0.4)]).lean, "mixed");
+  // One strong dissent against two is still a split (share 0.9 / 2.7 = 0.33).
+  assert.equal(summarize([S(0.9), S(0.9), R(0.9)]).lean, "mixed");
+});
+
+test("summarize: one marginal dissent does not turn a clear answer into mixed, so a larger k cannot flip it", () => {
+  // The product's case: insufficient-or-clear at k = 5 became "mixed" at k = 10 through one essay at Refutes 51%.
+  const k5 = [S(0.9), S(0.85), N(), N(), N()];
+  const marginal = { ...R(0.51), relevance: 0.55 };
+  const k10 = [...k5, marginal, N(), N(), Off(), Off()];
+  const at5 = summarize(k5);
+  const at10 = summarize(k10);
+  assert.deepEqual([at5.lean, at10.lean], ["supports", "supports"]);
+  // The dissent is shown, counted and lowers the confidence, and the caution still sends it to review.
+  assert.equal(at10.refutes, 1);
+  assert.ok(at10.lean_confidence < at5.lean_confidence);
+  assert.match(at10.text, /leans towards supporting the claim, though one abstract weakly disagrees\./);
+  assert.match(caution(k10, at10, 0).reason ?? "", /disagree \(2 support it, 1 refute it\)/);
+  // Weight is confidence x relevance: the same Refutes at full relevance and confidence is a real split.
+  assert.equal(summarize([...k5, { ...R(0.9), relevance: 1 }]).lean, "mixed");
+});
+
+test("caution: no caution needs at least two agreeing abstracts about the claim", () => {
+  const two = [S(0.9), S(0.8), N()];
+  assert.equal(caution(two, summarize(two), 0).needs_human_review, false);
+  // One agreeing abstract about the claim, however confident, and another decisive one not about it: review.
+  const offSide = { ...S(0.95), about_claim: false, relevance: 0.3 };
+  const one = [S(0.95), offSide, N()];
+  assert.equal(caution(one, summarize(one), 0).needs_human_review, true);
+  assert.match(caution(one, summarize(one), 0).reason ?? "", /Only one abstract takes a side/);
 });
 
 test("summarize: abstracts not about the claim are counted apart and never weigh on the lean", () => {

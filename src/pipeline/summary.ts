@@ -31,11 +31,24 @@ export type ScopeCheck = Pick<ScopeAnswer, "in_scope" | "reason">;
 const IN_SCOPE: ScopeCheck = { in_scope: true, reason: null };
 
 /**
+ * Below this share of the decisive weight, a dissenting side does not make the lean "mixed": one marginal abstract
+ * (low confidence, low relevance) beside a clear answer is shown as a dissent, not as a split, so that asking for
+ * more abstracts (a larger k) cannot turn a clear answer into "mixed". 3 Supports (0.9, 0.8, 0.7) against 2 Refutes
+ * (0.6, 0.5) is a share of 0.31: mixed.
+ */
+export const MIXED_MIN_SHARE = 0.25;
+
+/** An abstract's weight in the lean: its verdict's confidence times P(about the claim) (1 without a gate). */
+export const leanWeight = (e: Pick<Evidence, "confidence" | "relevance">): number =>
+  e.confidence * (e.relevance ?? 1);
+
+/**
  * Counts per label over the abstracts about the claim only (the relevance gate's about_claim); the others are
- * counted apart and never weigh on the lean. The lean: no decisive verdict is "insufficient"; Supports and Refutes
- * together are "mixed" (lean_confidence: the minority's share of the decisive confidence); one side alone is that
- * side (lean_confidence: its mean confidence), unless none of its verdicts reaches LEAN_MIN_CONFIDENCE
- * ("insufficient"). A claim out of scope gets no lean ("out_of_scope", 0).
+ * counted apart and never weigh on the lean. Each decisive abstract weighs leanWeight (confidence x relevance). The
+ * lean: no decisive verdict is "insufficient"; when both sides are present and the smaller side holds at least
+ * MIXED_MIN_SHARE of the weight it is "mixed" (lean_confidence: that share); otherwise the larger side leans
+ * (lean_confidence: its mean confidence, scaled by 1 - the dissent's share), unless none of its verdicts reaches
+ * LEAN_MIN_CONFIDENCE ("insufficient"). A claim out of scope gets no lean ("out_of_scope", 0).
  */
 export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_SCOPE): Summary {
   const relevant = evidence.filter((e) => e.about_claim);
@@ -43,17 +56,23 @@ export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_
   let refutes = 0;
   let s = 0;
   let r = 0;
+  let ws = 0;
+  let wr = 0;
   for (const e of relevant) {
     if (e.label === "Supports") {
       supports++;
       s += e.confidence;
+      ws += leanWeight(e);
     } else if (e.label === "Refutes") {
       refutes++;
       r += e.confidence;
+      wr += leanWeight(e);
     }
   }
   const nei = relevant.length - supports - refutes;
   const notAbout = evidence.length - relevant.length;
+  const dissent = ws + wr > 0 ? Math.min(ws, wr) / (ws + wr) : 0;
+  const side = ws >= wr ? "Supports" : "Refutes";
   let lean: Lean;
   let confidence: number;
   if (!scope.in_scope) {
@@ -62,27 +81,32 @@ export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_
   } else if (supports + refutes === 0) {
     lean = "insufficient";
     confidence = 0;
-  } else if (supports > 0 && refutes > 0) {
+  } else if (supports > 0 && refutes > 0 && dissent >= MIXED_MIN_SHARE) {
     lean = "mixed";
-    confidence = Math.min(s, r) / (s + r);
-  } else if (!relevant.some((e) => e.label !== NEI && e.confidence >= LEAN_MIN_CONFIDENCE)) {
+    confidence = dissent;
+  } else if (!relevant.some((e) => e.label === side && e.confidence >= LEAN_MIN_CONFIDENCE)) {
     lean = "insufficient";
     confidence = 0;
-  } else if (supports > 0) {
+  } else if (side === "Supports") {
     lean = "supports";
-    confidence = s / supports;
+    confidence = (s / supports) * (1 - dissent);
   } else {
     lean = "refutes";
-    confidence = r / refutes;
+    confidence = (r / refutes) * (1 - dissent);
   }
   const found = plural(evidence.length, "abstract", "abstracts");
   const aside = notAbout
     ? ` (${notAbout} of the ${found} found ${notAbout === 1 ? "is" : "are"} not about it)`
     : "";
   const counts = `Of ${plural(relevant.length, "abstract", "abstracts")} about this claim${aside}, ${supports} ${supports === 1 ? "supports" : "support"} it, ${refutes} ${refutes === 1 ? "refutes" : "refute"} it and ${nei} ${nei === 1 ? "does" : "do"} not say enough.`;
+  const against = side === "Supports" ? refutes : supports;
+  const despite =
+    against > 0
+      ? `, though ${against === 1 ? "one abstract weakly disagrees" : `${against} abstracts weakly disagree`}`
+      : "";
   const verdict: Record<Lean, string> = {
-    supports: "The evidence leans towards supporting the claim.",
-    refutes: "The evidence leans towards refuting the claim.",
+    supports: `The evidence leans towards supporting the claim${despite}.`,
+    refutes: `The evidence leans towards refuting the claim${despite}.`,
     mixed: "The evidence is mixed: some abstracts support the claim and some refute it.",
     insufficient:
       supports + refutes > 0
