@@ -26,6 +26,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   trust: () => import("./trust.ts"),
   "byo-models": () => import("./byo-models.ts"),
   "narratives-tried": () => import("./narratives-tried.ts"),
+  judged: () => import("./judged.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

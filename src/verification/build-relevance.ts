@@ -51,11 +51,13 @@ export function relevancePairs(examples: readonly SourcedExample[], seed = 13): 
   const texts = {
     scifact: new Map<string, SourcedExample>(),
     "climate-fever": new Map<string, SourcedExample>(),
+    own: new Map<string, SourcedExample>(),
   };
   for (const e of examples) texts[e.source].set(e.abstractId, e);
   const pools = {
     scifact: [...texts.scifact.values()],
     "climate-fever": [...texts["climate-fever"].values()],
+    own: [...texts.own.values()],
   };
   const byClaim = new Map<string, SourcedExample[]>();
   for (const e of examples) byClaim.set(e.claimId, [...(byClaim.get(e.claimId) ?? []), e]);
@@ -231,12 +233,17 @@ export function trainRelevanceGate(
       all: pr(all),
       scifact: pr(all.filter((i) => dev[i].source === "scifact")),
       "climate-fever": pr(all.filter((i) => dev[i].source === "climate-fever")),
+      own: pr(all.filter((i) => dev[i].source === "own")),
     },
     devEce: expectedCalibrationError(
       devProbs.map((p) => [1 - p, p]),
       dev.map((p) => p.about),
     ),
-    devNeiPassed: { scifact: devNei("scifact"), "climate-fever": devNei("climate-fever") },
+    devNeiPassed: {
+      scifact: devNei("scifact"),
+      "climate-fever": devNei("climate-fever"),
+      own: devNei("own"),
+    },
     trainPairs: train.length,
   };
   return { json, report, dev, devProbs };

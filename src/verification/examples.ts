@@ -5,6 +5,7 @@
  * SciFact: evidence abstracts give Supports/Refutes with rationale sentences; the claim's cited non-evidence
  * abstracts and its most TF-IDF-similar non-evidence abstracts (what a retriever would bring back) give NEI.
  * Climate-FEVER: each (claim, evidence sentence) is a one-sentence abstract with the sentence's label.
+ * Own: our pairs on the built-in corpus (data/judged, data/abstract-claims), the deciding sentences as rationale.
  */
 import type { ClimateFeverClaim, SciFactClaim } from "../data/training-sets.ts";
 import { hashSplit } from "../learning/split.ts";
@@ -12,7 +13,7 @@ import { TfidfVectorizer } from "../learning/tfidf.ts";
 import type { CorpusAbstract, VerificationExample } from "../types.ts";
 import { NEI } from "../types.ts";
 
-export type Source = "scifact" | "climate-fever";
+export type Source = "scifact" | "climate-fever" | "own";
 
 export interface SourcedExample extends VerificationExample {
   source: Source;
@@ -134,4 +135,48 @@ export function splitByClaim<T extends { claimId: string }>(
   const dev: T[] = [];
   for (const e of examples) (hashSplit(e.claimId, devFraction, SPLIT_SALT) === "dev" ? dev : train).push(e);
   return { train, dev };
+}
+
+/** A labelled pair of our own data: a judged pair (data/judged) or a claim written from an abstract. */
+export interface OwnPair {
+  claimId: string;
+  claim: string;
+  abstractId: string;
+  label: VerificationExample["label"];
+  /** The deciding sentences, verbatim. */
+  evidence: readonly string[];
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * Our pairs as verification examples, with the abstract's sentences (as the index splits them) from `abstractOf`;
+ * the rationale is the sentences that hold a deciding sentence or are held by one. Pairs whose abstract is unknown
+ * are left out.
+ */
+export function ownExamples(
+  pairs: readonly OwnPair[],
+  abstractOf: (id: string) => { title?: string; sentences: string[] } | undefined,
+): SourcedExample[] {
+  const out: SourcedExample[] = [];
+  for (const p of pairs) {
+    const doc = abstractOf(p.abstractId);
+    if (!doc) continue;
+    const evidence = p.evidence.map(squash).filter((e) => e !== "");
+    const rationale = doc.sentences
+      .map((s, i) => ({ s: squash(s), i }))
+      .filter(({ s }) => s !== "" && evidence.some((e) => e.includes(s) || s.includes(e)))
+      .map(({ i }) => i);
+    out.push({
+      source: "own",
+      claimId: p.claimId,
+      claim: p.claim,
+      abstractId: p.abstractId,
+      title: doc.title,
+      sentences: doc.sentences,
+      label: p.label,
+      rationale: p.label === NEI ? [] : rationale,
+    });
+  }
+  return out;
 }

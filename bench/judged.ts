@@ -1,0 +1,384 @@
+/**
+ * What a user sees, judged (issue 22): claims as people post them (data/judged, test split, read once) checked against
+ * the built-in corpus, each pair shown judged by careful reading. Three systems side by side in one run:
+ * - shipped: the pipeline as it ships now;
+ * - before: the same pipeline with the models of `BEFORE` (relevance gate, verifier, re-ranker before this issue);
+ * - plain: stock stemmed BM25 top 5 + a TF-IDF LR verifier trained on our train pairs, every abstract shown as about.
+ * Every figure has a bootstrap 95% interval over claims. Pairs a system shows that were never judged are counted
+ * and written to UNJUDGED (to be judged, without the system's labels, before the figures are read); they are left
+ * out of the figures meanwhile. Agreement of the double-judged share is Cohen's kappa.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type JudgedClaim,
+  type Judgement,
+  ownDataFiles,
+  readJudgedClaims,
+  readJudgements,
+  readWrittenClaims,
+} from "../src/data/judged.ts";
+import { itemInterval } from "../src/evaluation/bootstrap.ts";
+import { Bm25Index, STOCK_PARAMS } from "../src/index/bm25.ts";
+import { openIndex } from "../src/index/open.ts";
+import { ensureDefaultIndex } from "../src/pipeline/default-index.ts";
+import { createPipeline, openPipeline, type Pipeline } from "../src/pipeline/pipeline.ts";
+import type { Evidence, Lean } from "../src/pipeline/result.ts";
+import { summarize } from "../src/pipeline/summary.ts";
+import { openRetriever } from "../src/retrieval/load.ts";
+import { loadScopeDetector } from "../src/scope/scope.ts";
+import { LABELS, type Label, NEI } from "../src/types.ts";
+import { trainBaseline } from "../src/verification/baseline.ts";
+import { openBuiltinVerifier } from "../src/verification/builtin.ts";
+import { type OwnPair, ownExamples } from "../src/verification/examples.ts";
+import { loadRelevanceGate } from "../src/verification/relevance.ts";
+import { type Bench, percentile, table } from "./report.ts";
+
+/** The commit whose models are "before" (main before issue 22's model work). */
+export const BEFORE = "42acd1d";
+const K = 5;
+/** The split scored: "test" (read once, at the end) or "dev" (while building; JUDGED_SPLIT=dev). */
+const SPLIT = process.env.JUDGED_SPLIT === "dev" ? "dev" : "test";
+const UNJUDGED = "bench/judged-unjudged.jsonl";
+const log = (m: string) => process.stderr.write(`  ${new Date().toISOString().slice(11, 19)} ${m}\n`);
+
+interface Shown {
+  abstractId: string;
+  about: boolean;
+  label: Label;
+}
+interface ClaimRun {
+  shown: Shown[];
+  lean: Lean;
+}
+
+/** Cohen's kappa of two raters' labels on the same items. */
+export function cohenKappa<T>(a: readonly T[], b: readonly T[]): number {
+  const n = a.length;
+  if (n === 0) return Number.NaN;
+  const cats = [...new Set([...a, ...b])];
+  let agree = 0;
+  for (let i = 0; i < n; i++) if (a[i] === b[i]) agree++;
+  const po = agree / n;
+  const pe = cats.reduce(
+    (s, c) => s + (a.filter((x) => x === c).length / n) * (b.filter((x) => x === c).length / n),
+    0,
+  );
+  return pe === 1 ? 1 : (po - pe) / (1 - pe);
+}
+
+/** A model file as it was at `commit`, written to a temporary file (the "before" system). */
+function modelAt(commit: string, path: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "cc-before-"));
+  const out = join(dir, path.replace(/\//g, "_"));
+  writeFileSync(out, execFileSync("git", ["show", `${commit}:${path}`], { maxBuffer: 1 << 28 }));
+  return out;
+}
+
+async function beforePipeline(indexDir: string): Promise<Pipeline> {
+  const { retriever, close } = await openRetriever(indexDir, {
+    model: modelAt(BEFORE, "models/retrieval/reranker.json"),
+  });
+  const verifier = await openBuiltinVerifier({
+    modelPath: modelAt(BEFORE, "models/verification/model.json"),
+  });
+  const scope = await loadScopeDetector();
+  const relevance = await loadRelevanceGate(
+    (t) => scope.pClimate(t),
+    modelAt(BEFORE, "models/relevance/model.json"),
+  );
+  return createPipeline({
+    retriever,
+    verifier,
+    // Narratives only weigh on the caution, which this bench does not score.
+    classifier: {
+      classify: async (claims) => claims.map(() => ({ codes: ["0_0"], narrative: 0, probabilities: {} })),
+    },
+    relevance,
+    scope,
+    close: async () => {
+      await verifier.close();
+      await close();
+    },
+  });
+}
+
+const pairKey = (claimId: string, abstractId: string) => `${claimId}\t${abstractId}`;
+
+function lean(shown: readonly Evidence[]): Lean {
+  return summarize(shown).lean;
+}
+
+export const bench: Bench = async () => {
+  const files = ownDataFiles();
+  const claims = await readJudgedClaims(files.claims);
+  const judged = await readJudgements(files.judgements);
+  const second = existsSync(files.secondJudgements) ? await readJudgements(files.secondJudgements) : [];
+  const written = existsSync(files.writtenClaims) ? await readWrittenClaims(files.writtenClaims) : [];
+  const byPair = new Map(judged.map((j) => [pairKey(j.claimId, j.abstractId), j]));
+  const claimById = new Map(claims.map((c) => [c.id, c]));
+  const test = claims.filter((c) => c.split === SPLIT);
+
+  const indexDir = await ensureDefaultIndex();
+  const index = openIndex(indexDir);
+  const stock = new Bm25Index(index.dir, { params: { ...STOCK_PARAMS } });
+  const abstractOf = (id: string) => {
+    const docno = index.docs.docno(id);
+    if (docno === undefined) return undefined;
+    const d = index.docs.get(docno);
+    return { title: d.title, sentences: d.sentences ?? [d.abstract] };
+  };
+
+  // The plain system's verifier: TF-IDF LR on our train pairs (judged train claims + claims written from abstracts).
+  const trainPairs: OwnPair[] = [
+    ...judged
+      .filter((j) => claimById.get(j.claimId)?.split === "train")
+      .map((j) => ({ ...j, claim: claimById.get(j.claimId)?.claim ?? "" })),
+    ...written.map((w) => ({
+      claimId: w.id,
+      claim: w.claim,
+      abstractId: w.abstractId,
+      label: w.label,
+      evidence: w.evidence,
+    })),
+  ];
+  const baseline = trainBaseline(ownExamples(trainPairs, abstractOf));
+  log(`plain verifier trained on ${trainPairs.length} own pairs`);
+
+  const shipped = await openPipeline({ index: indexDir });
+  const before = await beforePipeline(indexDir);
+  const runs: Record<"shipped" | "before" | "plain", ClaimRun[]> = { shipped: [], before: [], plain: [] };
+  const pairLabels: Record<"shipped" | "before" | "plain", Label[]> = { shipped: [], before: [], plain: [] };
+  const latencies: number[] = [];
+  const testPairs = judged.filter((j) => claimById.get(j.claimId)?.split === SPLIT);
+  try {
+    for (const c of test) {
+      const t = performance.now();
+      const s = await shipped.check(c.claim, { k: K });
+      latencies.push(performance.now() - t);
+      const b = await before.check(c.claim, { k: K });
+      const asShown = (r: { evidence: Evidence[]; summary: { lean: Lean } }): ClaimRun => ({
+        shown: r.evidence.map((e) => ({ abstractId: e.abstract_id, about: e.about_claim, label: e.label })),
+        lean: r.summary.lean,
+      });
+      runs.shipped.push(asShown(s));
+      runs.before.push(asShown(b));
+      const hits = stock.search(stock.queryTerms(c.claim), K).map((h) => index.docs.get(h.docno));
+      const verdicts = baseline.predict(
+        hits.map((d) => ({ claim: c.claim, sentences: d.sentences ?? [d.abstract], title: d.title })),
+      );
+      const evidence = hits.map(
+        (d, i) =>
+          ({
+            abstract_id: d.id,
+            label: verdicts[i].label,
+            confidence: verdicts[i].confidence,
+            relevance: null,
+            about_claim: true,
+          }) as Evidence,
+      );
+      runs.plain.push({
+        shown: evidence.map((e) => ({ abstractId: e.abstract_id, about: true, label: e.label })),
+        lean: lean(evidence),
+      });
+    }
+    for (const j of testPairs) {
+      const claim = claimById.get(j.claimId)?.claim ?? "";
+      pairLabels.shipped.push((await shipped.verify(claim, j.abstractId)).label);
+      pairLabels.before.push((await before.verify(claim, j.abstractId)).label);
+      const doc = abstractOf(j.abstractId);
+      pairLabels.plain.push(
+        baseline.predict([{ claim, sentences: doc?.sentences ?? [], title: doc?.title }])[0].label,
+      );
+    }
+  } finally {
+    await shipped.close();
+    await before.close();
+    index.close();
+  }
+
+  // Pairs shown but never judged: written out to be judged, left out of the figures meanwhile.
+  const unjudged = new Map<string, { claim_id: string; claim: string; abstract_id: string }>();
+  for (const sys of Object.values(runs))
+    sys.forEach((r, i) => {
+      for (const s of r.shown)
+        if (!byPair.has(pairKey(test[i].id, s.abstractId)))
+          unjudged.set(pairKey(test[i].id, s.abstractId), {
+            claim_id: test[i].id,
+            claim: test[i].claim,
+            abstract_id: s.abstractId,
+          });
+    });
+  writeFileSync(UNJUDGED, [...unjudged.values()].map((u) => `${JSON.stringify(u)}\n`).join(""));
+
+  const section = figures(
+    test,
+    runs,
+    pairLabels,
+    testPairs,
+    byPair,
+    second,
+    judged,
+    unjudged.size,
+    latencies,
+  );
+  return {
+    id: "judged",
+    title: "What a user sees: claims as people post them, judged on the built-in corpus (issue 22)",
+    command: "npm run bench -- judged",
+    markdown: section,
+  };
+};
+
+type Stat = (idx: number[]) => number;
+const ratio = (num: number, den: number) => (den === 0 ? 0 : num / den);
+const iv = (n: number, f: Stat) => {
+  const r = itemInterval(n, f, { seed: 22 });
+  return `${r.value.toFixed(3)} (${r.low.toFixed(3)}-${r.high.toFixed(3)})`;
+};
+const opposite = (a: Label, b: Label) =>
+  (a === "Supports" && b === "Refutes") || (a === "Refutes" && b === "Supports");
+
+function weightedF1(gold: readonly Label[], pred: readonly Label[]): number {
+  let f = 0;
+  for (const l of LABELS) {
+    const tp = gold.filter((g, i) => g === l && pred[i] === l).length;
+    const p = ratio(tp, pred.filter((x) => x === l).length);
+    const r = ratio(tp, gold.filter((x) => x === l).length);
+    f += (p + r ? (2 * p * r) / (p + r) : 0) * ratio(gold.filter((x) => x === l).length, gold.length);
+  }
+  return f;
+}
+
+function figures(
+  test: readonly JudgedClaim[],
+  runs: Record<string, ClaimRun[]>,
+  pairLabels: Record<string, Label[]>,
+  testPairs: readonly Judgement[],
+  byPair: Map<string, Judgement>,
+  second: readonly Judgement[],
+  judged: readonly Judgement[],
+  unjudged: number,
+  latencies: number[],
+): string {
+  const j = (ci: number, s: Shown) => byPair.get(pairKey(test[ci].id, s.abstractId));
+  const sum = (idx: number[], f: (ci: number) => [number, number]) => {
+    let a = 0;
+    let b = 0;
+    for (const i of idx) {
+      const [x, y] = f(i);
+      a += x;
+      b += y;
+    }
+    return ratio(a, b);
+  };
+  const rows: (string | number)[][] = [];
+  for (const [name, run] of Object.entries(runs)) {
+    const n = run.length;
+    const judgedShown = (ci: number) => run[ci].shown.filter((s) => j(ci, s));
+    // Of the items shown as about the claim, the share judged off-subject.
+    const offShown: Stat = (idx) =>
+      sum(idx, (ci) => {
+        const about = judgedShown(ci).filter((s) => s.about);
+        return [about.filter((s) => !j(ci, s)?.about).length, about.length];
+      });
+    // Of the judged-about items in the top 5, the share shown as about.
+    const aboutRecall: Stat = (idx) =>
+      sum(idx, (ci) => {
+        const jAbout = judgedShown(ci).filter((s) => j(ci, s)?.about);
+        return [jAbout.filter((s) => s.about).length, jAbout.length];
+      });
+    const decisive = (ci: number) => judgedShown(ci).filter((s) => s.about && s.label !== NEI);
+    const labelWrong: Stat = (idx) =>
+      sum(idx, (ci) => [decisive(ci).filter((s) => j(ci, s)?.label !== s.label).length, decisive(ci).length]);
+    const labelOpposite: Stat = (idx) =>
+      sum(idx, (ci) => [
+        decisive(ci).filter((s) => opposite(j(ci, s)?.label ?? NEI, s.label)).length,
+        decisive(ci).length,
+      ]);
+    const aboutShare: Stat = (idx) =>
+      sum(idx, (ci) => [judgedShown(ci).filter((s) => j(ci, s)?.about).length, judgedShown(ci).length]);
+    // The right lean from the judged labels of the items this system shows: the side with more judged Supports /
+    // Refutes (a tie is mixed); claims with none are left out.
+    const rightLean = (ci: number): Lean | undefined => {
+      const labels = judgedShown(ci).map((s) => j(ci, s)?.label);
+      const sN = labels.filter((l) => l === "Supports").length;
+      const rN = labels.filter((l) => l === "Refutes").length;
+      if (sN + rN === 0) return undefined;
+      return sN > rN ? "supports" : rN > sN ? "refutes" : "mixed";
+    };
+    const leanRight: Stat = (idx) =>
+      sum(idx, (ci) => {
+        const want = rightLean(ci);
+        return want ? [run[ci].lean === want ? 1 : 0, 1] : [0, 0];
+      });
+    const leanWrong: Stat = (idx) =>
+      sum(idx, (ci) => {
+        const want = rightLean(ci);
+        const got = run[ci].lean;
+        const wrong =
+          (want === "supports" && got === "refutes") || (want === "refutes" && got === "supports") ? 1 : 0;
+        return want ? [wrong, 1] : [0, 0];
+      });
+    const withEvidence = run.filter((_, ci) => rightLean(ci)).length;
+    const labels = pairLabels[name];
+    const pairIdx = testPairs.map((_, i) => i);
+    const byClaim = new Map<string, number[]>();
+    pairIdx.forEach((i) => {
+      byClaim.set(testPairs[i].claimId, [...(byClaim.get(testPairs[i].claimId) ?? []), i]);
+    });
+    const claimIdx = test.map((c) => byClaim.get(c.id) ?? []);
+    const f1: Stat = (idx) => {
+      const rowsOf = idx.flatMap((ci) => claimIdx[ci]);
+      return weightedF1(
+        rowsOf.map((r) => testPairs[r].label),
+        rowsOf.map((r) => labels[r]),
+      );
+    };
+    rows.push([
+      name,
+      iv(n, offShown),
+      iv(n, aboutRecall),
+      iv(n, labelWrong),
+      iv(n, labelOpposite),
+      `${iv(n, leanRight)} / ${iv(n, leanWrong)} (${withEvidence} claims)`,
+      iv(n, aboutShare),
+      iv(n, f1),
+    ]);
+  }
+  const pairsSecond = second
+    .map((s) => [byPair.get(pairKey(s.claimId, s.abstractId)), s] as const)
+    .filter((p): p is [Judgement, Judgement] => p[0] !== undefined);
+  const kAbout = cohenKappa(
+    pairsSecond.map(([a]) => a.about),
+    pairsSecond.map(([, b]) => b.about),
+  );
+  const kLabel = cohenKappa(
+    pairsSecond.map(([a]) => a.label),
+    pairsSecond.map(([, b]) => b.label),
+  );
+  const p50 = percentile(latencies, 50);
+  return [
+    `Test split: ${test.length} claims (data/judged, split by claim before any model work, read once), ${testPairs.length} judged test pairs; ${judged.length} judged pairs in all. Top ${K} per claim. Pairs shown by a system and never judged: **${unjudged}** (written to \`${UNJUDGED}\` to be judged blind; left out of the figures until then).`,
+    "",
+    table(
+      [
+        "system",
+        "shown as about, judged off-subject (≤ 0.25)",
+        "judged-about items shown as about (≥ 0.70)",
+        "S/R shown judged otherwise (≤ 0.35)",
+        "S/R shown the opposite way (≤ 0.03)",
+        "lean right (≥ 0.50) / wrong way (≤ 0.03)",
+        "top 5 judged about",
+        "pair weighted F1, all judged test pairs",
+      ],
+      rows,
+    ),
+    "",
+    `Agreement of the double-judged share (${pairsSecond.length} pairs judged twice, independently): Cohen's kappa ${kAbout.toFixed(3)} on about, ${kLabel.toFixed(3)} on the three-way label (the organisers report 0.73).`,
+    "",
+    `\`check\` on the built-in index (k = ${K}, the test claims, one at a time): p50 ${p50.toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms (target p50 < 200 ms).`,
+  ].join("\n");
+}
