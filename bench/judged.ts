@@ -9,7 +9,7 @@
  * out of the figures meanwhile. Agreement of the double-judged share is Cohen's kappa.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -41,7 +41,7 @@ export const BEFORE = "42acd1d";
 const K = 5;
 /** The split scored: "test" (read once, at the end) or "dev" (while building; JUDGED_SPLIT=dev). */
 const SPLIT = process.env.JUDGED_SPLIT === "dev" ? "dev" : "test";
-const UNJUDGED = "bench/judged-unjudged.jsonl";
+const UNJUDGED = "bench/out/judged-unjudged.jsonl";
 const log = (m: string) => process.stderr.write(`  ${new Date().toISOString().slice(11, 19)} ${m}\n`);
 
 interface Shown {
@@ -211,6 +211,7 @@ export const bench: Bench = async () => {
             abstract_id: s.abstractId,
           });
     });
+  mkdirSync("bench/out", { recursive: true });
   writeFileSync(UNJUDGED, [...unjudged.values()].map((u) => `${JSON.stringify(u)}\n`).join(""));
 
   const section = figures(
