@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ownDataFiles, readJudgedClaims, readJudgements, readWrittenClaims } from "../src/data/judged.ts";
+import { NEI } from "../src/types.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "cc-judged-"));
+const file = (name: string, lines: object[]) => {
+  const path = join(dir, name);
+  writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  return path;
+};
+const pair = {
+  claim_id: "c1",
+  abstract_id: "arXiv:1",
+  about: true,
+  label: "Supports",
+  evidence: ["It rose."],
+  judge: "J1",
+};
+
+test("the shipped judged set: every claim split once, every pair judged once, splits fixed before model work", async () => {
+  const f = ownDataFiles();
+  const claims = await readJudgedClaims(f.claims);
+  const judged = await readJudgements(f.judgements);
+  const second = await readJudgements(f.secondJudgements);
+  assert.equal(claims.length, 264);
+  assert.deepEqual(
+    ["train", "dev", "test"].map((s) => claims.filter((c) => c.split === s).length),
+    [125, 58, 81],
+  );
+  assert.equal(claims.filter((c) => c.stance === "accurate").length, 132);
+  const ids = new Set(claims.map((c) => c.id));
+  assert.ok(judged.length >= 1881 && judged.every((j) => ids.has(j.claimId)));
+  // Not about the claim is always NEI; a side always has its deciding sentence.
+  assert.ok(judged.every((j) => j.about || j.label === NEI));
+  assert.ok(judged.every((j) => j.label === NEI || j.evidence.length > 0));
+  // The second judgements are of pairs judged first, by another judge.
+  const firstBy = new Map(judged.map((j) => [`${j.claimId}\t${j.abstractId}`, j.judge]));
+  assert.ok(second.length >= 0.15 * 1881);
+  assert.ok(
+    second.every(
+      (s) =>
+        firstBy.has(`${s.claimId}\t${s.abstractId}`) &&
+        firstBy.get(`${s.claimId}\t${s.abstractId}`) !== s.judge,
+    ),
+  );
+  const written = await readWrittenClaims(f.writtenClaims);
+  assert.equal(written.length, 1866);
+  assert.equal(new Set(written.map((w) => w.abstractId)).size, 622);
+});
+
+test("judged-set readers name the file, line and field of bad input", async () => {
+  await assert.rejects(
+    readJudgements(file("bad-label.jsonl", [pair, { ...pair, abstract_id: "arXiv:2", label: "True" }])),
+    /bad-label\.jsonl, line 2, field "label": expected Supports, Refutes or Not Enough Information, got "True"/,
+  );
+  await assert.rejects(
+    readJudgements(file("off-side.jsonl", [{ ...pair, about: false }])),
+    /off-side\.jsonl, line 1, field "label": a pair not about the claim is Not Enough Information/,
+  );
+  await assert.rejects(
+    readJudgements(file("no-evidence.jsonl", [{ ...pair, evidence: [] }])),
+    /line 1, field "evidence": Supports needs its deciding sentence/,
+  );
+  await assert.rejects(
+    readJudgements(file("twice.jsonl", [pair, pair])),
+    /line 2, field "abstract_id": pair c1 \/ arXiv:1 is judged twice/,
+  );
+  await assert.rejects(
+    readJudgements(file("about.jsonl", [{ ...pair, about: "yes" }])),
+    /line 1, field "about": expected true or false/,
+  );
+  const claim = {
+    claim_id: "c1",
+    claim: "Seas rise",
+    stance: "accurate",
+    subject: "sea-level",
+    cards: ["0_0"],
+    split: "train",
+  };
+  await assert.rejects(
+    readJudgedClaims(file("split.jsonl", [{ ...claim, split: "holdout" }])),
+    /split\.jsonl, line 1, field "split": expected one of train, dev, test, got "holdout"/,
+  );
+  await assert.rejects(
+    readJudgedClaims(file("cards.jsonl", [{ ...claim, cards: ["9_9"] }])),
+    /line 1, field "cards": expected CARDS codes/,
+  );
+  // A skipped abstract is passed over; a claim without its deciding sentence is not.
+  const w = { id: "w1", abstract_id: "arXiv:1", claim: "x", label: "Refutes", evidence: ["y"], writer: "A" };
+  const ok = await readWrittenClaims(
+    file("w.jsonl", [{ abstract_id: "arXiv:9", skip: "maths", writer: "A" }, w]),
+  );
+  assert.deepEqual(
+    ok.map((x) => x.id),
+    ["w1"],
+  );
+  await assert.rejects(
+    readWrittenClaims(file("w2.jsonl", [{ ...w, evidence: [] }])),
+    /w2\.jsonl, line 1, field "evidence"/,
+  );
+});
