@@ -362,7 +362,7 @@ function figures(
   );
   const p50 = percentile(latencies, 50);
   return [
-    `Test split: ${test.length} claims (data/judged, split by claim before any model work, read once), ${testPairs.length} judged test pairs; ${judged.length} judged pairs in all. Top ${K} per claim. Pairs shown by a system and never judged: **${unjudged}** (written to \`${UNJUDGED}\` to be judged blind; left out of the figures until then).`,
+    `${SPLIT === "test" ? "Test split" : "Dev split"}: ${test.length} claims (data/judged, split by claim before any model work${SPLIT === "test" ? ", read once" : ""}), ${testPairs.length} judged ${SPLIT} pairs; ${judged.length} judged pairs in all. Top ${K} per claim. Pairs shown by a system and never judged: **${unjudged}** (written to \`${UNJUDGED}\` to be judged blind; left out of the figures until then).`,
     "",
     table(
       [

@@ -5,6 +5,7 @@
  * paired-bootstrap intervals; the contrast set, the relevance gate, the out-of-scope detector, and speed.
  */
 import { readFileSync } from "node:fs";
+import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { bootstrapInterval, groupResamples } from "../src/evaluation/bootstrap.ts";
 import { openPipeline } from "../src/pipeline/pipeline.ts";
 import type { CheckResult } from "../src/pipeline/result.ts";
@@ -286,9 +287,17 @@ export const bench: Bench = async () => {
   // Relevance gate on the dev pairs it is defined on.
   log("relevance gate");
   const detectorForGate = await loadScopeDetector();
-  const gate = await loadRelevanceGate((t) => detectorForGate.pClimate(t));
+  const gateUse = await openUseLite();
+  const gate = await loadRelevanceGate(
+    (t) => detectorForGate.pClimate(t),
+    undefined,
+    (texts) => gateUse.embed(texts),
+  );
+  const gateOf = async (p: { claim: string; sentences: readonly string[]; title?: string }) =>
+    (await gate.probabilities(p.claim, [p]))[0];
   const gatePairs = relevancePairs(dev);
-  const gateP = gatePairs.map((p) => gate.probability(p.claim, p.sentences, p.title));
+  const gateP: number[] = [];
+  for (const p of gatePairs) gateP.push(await gateOf(p));
   const gateRows = (["all", ...SOURCES] as const).map((source) => {
     const rows = gatePairs.map((_, i) => i).filter((i) => source === "all" || gatePairs[i].source === source);
     const samples = groupResamples(rows.map((i) => gatePairs[i].claimId));
@@ -315,13 +324,14 @@ export const bench: Bench = async () => {
       `${f3(point.recall)} (${f3(rl)}–${f3(rh)})`,
     ];
   });
-  const neiPassed = SOURCES.map((source) => {
+  const neiPassed: string[] = [];
+  for (const source of SOURCES) {
     const nei = (devBy.get(source) as SourcedExample[]).filter((e) => e.label === NEI);
-    const passed = nei.filter(
-      (e) => gate.probability(e.claim, e.sentences, e.title) >= RELEVANCE_GATE,
-    ).length;
-    return `${source} ${passed} of ${nei.length}`;
-  });
+    let passed = 0;
+    for (const e of nei) if ((await gateOf(e)) >= RELEVANCE_GATE) passed++;
+    neiPassed.push(`${source} ${passed} of ${nei.length}`);
+  }
+  await gateUse.close();
 
   // Out of scope.
   log("scope");

@@ -3,8 +3,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { BUILTIN_CORPUS } from "../src/data/builtin-corpus.ts";
+import { readCorpus } from "../src/data/climatecheck.ts";
 import { ownDataFiles, readJudgedClaims, readJudgements, readWrittenClaims } from "../src/data/judged.ts";
+import { openUseLite } from "../src/encoders/sentence-encoder.ts";
+import { loadScopeDetector } from "../src/scope/scope.ts";
+import { splitSentences } from "../src/text/sentences.ts";
 import { NEI } from "../src/types.ts";
+import { loadRelevanceGate, RELEVANCE_GATE } from "../src/verification/relevance.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cc-judged-"));
 const file = (name: string, lines: object[]) => {
@@ -102,4 +108,45 @@ test("judged-set readers name the file, line and field of bad input", async () =
     readWrittenClaims(file("w2.jsonl", [{ ...w, evidence: [] }])),
     /w2\.jsonl, line 1, field "evidence"/,
   );
+});
+
+test("relevance gate: a judged hard negative (shares the claim's word, about something else) is rejected; an on-subject abstract passes", async () => {
+  const corpus = new Map<string, { title?: string; abstract: string; sentences?: string[] }>();
+  for await (const { abstract: a } of readCorpus(BUILTIN_CORPUS.path, { format: "climatecheck" }))
+    corpus.set(a.id, a);
+  const doc = (id: string) => {
+    const a = corpus.get(id);
+    assert.ok(a, id);
+    return { title: a.title, sentences: a.sentences ?? splitSentences(a.abstract) };
+  };
+  const scope = await loadScopeDetector();
+  const use = await openUseLite({ workers: 0 });
+  try {
+    const gate = await loadRelevanceGate(
+      (t) => scope.pClimate(t),
+      undefined,
+      (texts) => use.embed(texts),
+    );
+    assert.equal(gate.usesEncoder, true);
+    // Judged off-subject: "underwater" in the title, quantum key distribution in the abstract (the old gate gave 0.95).
+    const claim = "The Maldives were supposed to be underwater by now.";
+    const [off] = await gate.probabilities(claim, [doc("arXiv:1402.4666")]);
+    assert.ok(off < RELEVANCE_GATE, `quantum key distribution under water: ${off}`);
+    // The probability does not depend on rank or on the other abstracts asked about with it.
+    const [alone] = await gate.probabilities(claim, [doc("arXiv:1402.4666")]);
+    const [, withOthers] = await gate.probabilities(claim, [doc("arXiv:2005.09571"), doc("arXiv:1402.4666")]);
+    assert.ok(Math.abs(alone - withOthers) < 1e-6);
+    const [on] = await gate.probabilities("Global mean sea level is rising, and the rise is accelerating", [
+      {
+        title: "Global mean sea level rise and its acceleration",
+        sentences: [
+          "Satellite altimetry shows global mean sea level rising at about 3 mm per year since 1993.",
+          "The rate of global mean sea level rise has accelerated over the altimetry era.",
+        ],
+      },
+    ]);
+    assert.ok(on >= RELEVANCE_GATE, `on-subject: ${on}`);
+  } finally {
+    await use.close();
+  }
 });

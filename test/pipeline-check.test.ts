@@ -133,7 +133,8 @@ test("an abstract below the relevance gate is not about the claim: NEI, no ratio
   // A stub gate: abstracts about the sun are off-topic, the rest on-topic.
   const gated = await testPipeline({
     relevance: {
-      probability: (_claim, sentences) => (sentences.some((s) => /\bsun\b/i.test(s)) ? 0.1 : 0.9),
+      probabilities: async (_claim, docs) =>
+        docs.map((d) => (d.sentences.some((s) => /\bsun\b/i.test(s)) ? 0.1 : 0.9)),
     },
   });
   try {

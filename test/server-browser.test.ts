@@ -34,8 +34,8 @@ const GATED = "(gated)";
 async function fixture(): Promise<Pipeline> {
   const t = await testPipeline({
     relevance: {
-      probability: (claim, sentences) =>
-        claim.endsWith(GATED) && sentences.some((x) => /\bsun\b/i.test(x)) ? 0.1 : 0.9,
+      probabilities: async (claim, docs) =>
+        docs.map((d) => (claim.endsWith(GATED) && d.sentences.some((x) => /\bsun\b/i.test(x)) ? 0.1 : 0.9)),
     },
   });
   cleanup = t.cleanup;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { hasTrainingData } from "../src/data/paths.ts";
+import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { TfidfVectorizer } from "../src/learning/tfidf.ts";
 import { climateLexicon, type ScopeText, scopeWeights } from "../src/scope/build.ts";
 import {
@@ -123,25 +124,36 @@ test("a contrast pair through the shipped verifier: claim and contrast are never
 
 test("relevance gate: the issue's malaria-drug abstract is not about the 97% consensus; an on-topic one is", async () => {
   const scope = await loadScopeDetector();
-  const gate = await loadRelevanceGate((t) => scope.pClimate(t));
-  const claim = "Global sea level is rising";
-  const on = gate.probability(claim, [
-    "Global mean sea level rose by about 20 cm over the twentieth century.",
-  ]);
-  const off = gate.probability(claim, [
-    "Marine heatwaves cause mass coral bleaching.",
-    "Reefs recover slowly between events.",
+  const use = await openUseLite({ workers: 0 });
+  const gate = await loadRelevanceGate(
+    (t) => scope.pClimate(t),
+    undefined,
+    (texts) => use.embed(texts),
+  );
+  const claim = "Global sea level is rising, and the rise is speeding up";
+  const [on, off] = await gate.probabilities(claim, [
+    // An abstract as the corpus has them (a title and its findings): the gate is trained on such abstracts.
+    {
+      title: "Twentieth-century global mean sea level rise",
+      sentences: [
+        "Global mean sea level rose by about 20 cm over the twentieth century.",
+        "Tide gauges and satellite altimetry show the rise continuing and accelerating.",
+      ],
+    },
+    { sentences: ["Marine heatwaves cause mass coral bleaching.", "Reefs recover slowly between events."] },
   ]);
   assert.ok(on >= RELEVANCE_GATE && off < RELEVANCE_GATE, `on ${on}, off ${off}`);
-  const fake = gate.probability(
-    "The 97% consensus figure is fake",
-    [
-      "Artesunate is the first-line treatment of severe malaria.",
-      "Counterfeit artesunate tablets containing no active ingredient were found in pharmacies in Cambodia.",
-    ],
-    "Fake Artesunate in Southeast Asia",
-  );
+  const [fake] = await gate.probabilities("The 97% consensus figure is fake", [
+    {
+      sentences: [
+        "Artesunate is the first-line treatment of severe malaria.",
+        "Counterfeit artesunate tablets containing no active ingredient were found in pharmacies in Cambodia.",
+      ],
+      title: "Fake Artesunate in Southeast Asia",
+    },
+  ]);
   assert.ok(fake < RELEVANCE_GATE, `malaria paper ${fake}`);
+  await use.close();
   // Below the gate NEI is the top class of the gated probabilities, whatever the verifier said.
   for (const r of [0, 0.2, 0.49])
     for (const p of [

@@ -98,7 +98,7 @@ export interface PipelineParts {
   /** The narratives backend's name (default "builtin"). */
   narrativesName?: string;
   /** The relevance gate; without one every abstract counts as about the claim (relevance null). */
-  relevance?: Pick<RelevanceGate, "probability">;
+  relevance?: Pick<RelevanceGate, "probabilities">;
   /** The climate classifier of the scope check; without one only the language is checked (p_climate null). */
   scope?: Pick<ScopeDetector, "pClimate">;
   /** Releases what the parts hold. */
@@ -167,8 +167,11 @@ function pairVerdict(
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { retriever, verifier, classifier } = parts;
   const docs = retriever.index.docs;
-  const relevanceOf = (claim: string, sentences: readonly string[], title?: string) =>
-    parts.relevance ? parts.relevance.probability(claim, sentences, title) : null;
+  const relevanceOf = async (
+    claim: string,
+    docs: readonly { sentences: readonly string[]; title?: string }[],
+  ): Promise<(number | null)[]> =>
+    parts.relevance ? parts.relevance.probabilities(claim, docs) : docs.map(() => null);
 
   async function classify(
     claim: string,
@@ -251,15 +254,14 @@ export function createPipeline(parts: PipelineParts): Pipeline {
           sentences: d.sentences,
         })),
       );
+      const docSentences = foundDocs.map((d) => abstractSentences(d));
+      const relevance = await relevanceOf(
+        claim,
+        foundDocs.map((d, i) => ({ sentences: docSentences[i], title: d.title })),
+      );
       const evidence: Evidence[] = foundDocs.map((d, i) => {
-        const sentences = abstractSentences(d);
-        const v = pairVerdict(
-          d.id,
-          d.title ?? null,
-          sentences,
-          verdicts[i],
-          relevanceOf(claim, sentences, d.title),
-        );
+        const sentences = docSentences[i];
+        const v = pairVerdict(d.id, d.title ?? null, sentences, verdicts[i], relevance[i]);
         return {
           ...v,
           abstract_id: d.id,
@@ -304,19 +306,14 @@ export function createPipeline(parts: PipelineParts): Pipeline {
           { claim, abstractId: doc.id, abstract: doc.abstract, title: doc.title, sentences: doc.sentences },
         ]);
         const sentences = abstractSentences(doc);
-        const relevance = relevanceOf(claim, sentences, doc.title);
+        const [relevance] = await relevanceOf(claim, [{ sentences, title: doc.title }]);
         return { ...pairVerdict(doc.id, doc.title ?? null, sentences, v, relevance), ...links(doc) };
       }
       if (abstract.abstract.trim() === "") throw new DataError("abstract", "abstract is empty");
       const [v] = await verifier.verifyPairs([{ claim, abstract: abstract.abstract, title: abstract.title }]);
       const sentences = abstractSentences(abstract);
-      return pairVerdict(
-        null,
-        abstract.title ?? null,
-        sentences,
-        v,
-        relevanceOf(claim, sentences, abstract.title),
-      );
+      const [relevance] = await relevanceOf(claim, [{ sentences, title: abstract.title }]);
+      return pairVerdict(null, abstract.title ?? null, sentences, v, relevance);
     },
 
     abstract(id) {
@@ -377,7 +374,11 @@ export async function openPipeline(options: PipelineOptions = {}): Promise<Pipel
         : await openVerifier(config);
     closers.push(() => verifier.close());
     const scope = await loadScopeDetector();
-    const relevance = await loadRelevanceGate((t) => scope.pClimate(t));
+    const relevance = await loadRelevanceGate(
+      (t) => scope.pClimate(t),
+      undefined,
+      async (texts) => (await sharedEncoder()).embed(texts),
+    );
     return createPipeline({
       retriever,
       verifier,

@@ -5,20 +5,26 @@
  * subject of each side (the scope model's P(climate) of the claim and of the abstract). A pair below
  * RELEVANCE_GATE is "not about this claim": it takes no side and stays out of the summary.
  *
- * Trained (build-relevance.ts) on our data: gold Supports/Refutes pairs of Climate-FEVER and SciFact (about the
- * claim by judgement) against pairs of the claim with another claim's evidence, from the other corpus (a
- * biomedical abstract for a climate claim and the reverse) or from the same one.
+ * Format 2 adds the USE-lite cosine of the claim and the abstract's title and lead (the text the index embeds), and
+ * is trained (build-relevance.ts) on our judged pairs of claims as people post them against the built-in corpus
+ * (data/judged: about the claim's subject or not, by careful reading), with claims written from abstracts and the
+ * stand-in sets (Climate-FEVER, SciFact) weighed in by cross-validation.
  */
 import { join } from "node:path";
 import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
+import { titleAndLead } from "../index/embed-text.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { type Standardiser, standardise } from "../learning/standardise.ts";
 import { IDF_FEATURES, type IdfJson, IdfTable, idfPairFeatures } from "./idf.ts";
 import { lexicalFeatures, profile, type TextProfile } from "./lexical.ts";
 import type { LabelProbs } from "./verifier.ts";
 
-export const RELEVANCE_FORMAT = "climatecheck-relevance/1";
+export const RELEVANCE_FORMAT = "climatecheck-relevance/2";
+/** Format 1 (lexical features only, no `features` list) is still read: benchmarks compare with it. */
+const RELEVANCE_FORMAT_1 = "climatecheck-relevance/1";
+/** The text of an abstract whose USE-lite vector the gate compares with the claim's (the index's recipe). */
+export const GATE_LEAD = titleAndLead(200);
 /** Below this P(about the claim), an abstract is shown as not about the claim. */
 export const RELEVANCE_GATE = 0.5;
 
@@ -41,10 +47,56 @@ export const RELEVANCE_FEATURES: readonly string[] = [
 export type SubjectScore = (text: string) => number;
 
 export interface RelevanceJson {
-  format: typeof RELEVANCE_FORMAT;
+  format: typeof RELEVANCE_FORMAT | typeof RELEVANCE_FORMAT_1;
   idf: IdfJson;
+  /** The feature names in order: RELEVANCE_FEATURES, then "use_title_lead" when `encoder` is set. */
+  features: string[];
+  /** The sentence encoder of the similarity feature (e.g. "use-lite@0.2.0"); absent: lexical features only. */
+  encoder?: string;
   standardiser: Standardiser;
   model: LogisticJson;
+}
+
+/** An abstract as the gate reads it. */
+export interface GateDoc {
+  sentences: readonly string[];
+  title?: string;
+}
+
+/** Sentence vectors of texts (an open sentence encoder's embed). */
+export type GateEmbed = (texts: string[]) => Promise<Float32Array[]>;
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** The USE-lite cosine of the claim with each abstract's title and lead. */
+export async function leadSimilarities(
+  embed: GateEmbed,
+  claim: string,
+  docs: readonly GateDoc[],
+): Promise<number[]> {
+  if (docs.length === 0) return [];
+  const [c, ...d] = await embed([
+    claim,
+    ...docs.map((x) =>
+      GATE_LEAD.text({
+        id: "",
+        title: x.title,
+        abstract: x.sentences.join(" "),
+        sentences: [...x.sentences],
+      }),
+    ),
+  ]);
+  return d.map((v) => cosine(c, v));
 }
 
 /** The gate's features of one pair, from text profiles. */
@@ -85,20 +137,38 @@ export class RelevanceGate {
   readonly json: RelevanceJson;
   private readonly idf: IdfTable;
   private readonly model: LogisticModel;
-
   private readonly subject: SubjectScore;
+  private readonly embed?: GateEmbed;
 
-  constructor(json: RelevanceJson, subject: SubjectScore) {
-    if (json.format !== RELEVANCE_FORMAT)
-      throw new Error(`unsupported relevance model format "${json.format}" (expected ${RELEVANCE_FORMAT})`);
+  constructor(json: RelevanceJson, subject: SubjectScore, embed?: GateEmbed) {
+    if (json.format !== RELEVANCE_FORMAT && json.format !== RELEVANCE_FORMAT_1)
+      throw new Error(
+        `unsupported relevance model format "${json.format}" (expected ${RELEVANCE_FORMAT}): retrain it with \`climatecheck train relevance\``,
+      );
+    if (json.encoder && !embed)
+      throw new Error(
+        `this relevance model reads ${json.encoder} similarities: give the gate a sentence encoder`,
+      );
     this.json = json;
     this.idf = new IdfTable(json.idf);
     this.model = LogisticModel.fromJSON(json.model);
     this.subject = subject;
+    this.embed = embed;
   }
 
-  /** P(the abstract is about the claim's subject). */
-  probability(claim: string, sentences: readonly string[], title?: string): number {
+  /** Whether the gate needs a sentence encoder (the similarity feature). */
+  get usesEncoder(): boolean {
+    return this.json.encoder !== undefined;
+  }
+
+  /** P(each abstract is about the claim's subject). */
+  async probabilities(claim: string, docs: readonly GateDoc[]): Promise<number[]> {
+    const sims = this.embed && this.usesEncoder ? await leadSimilarities(this.embed, claim, docs) : undefined;
+    return docs.map((d, i) => this.probability(claim, d.sentences, d.title, sims?.[i]));
+  }
+
+  /** P(the abstract is about the claim's subject), given the claim-lead similarity when the model reads one. */
+  probability(claim: string, sentences: readonly string[], title?: string, similarity?: number): number {
     const x = relevanceFeatures(
       this.idf,
       profile(claim),
@@ -106,18 +176,24 @@ export class RelevanceGate {
       title ? profile(title) : undefined,
       { claim: this.subject(claim), abstract: this.subject(abstractText(sentences, title)) },
     );
+    if (this.usesEncoder) {
+      if (similarity === undefined)
+        throw new Error("this relevance model needs the claim-abstract similarity");
+      x.push(similarity);
+    }
     return this.model.predictProba(standardise(x, this.json.standardiser))[1];
   }
 }
 
 export const RELEVANCE_MODEL_PATH = join(MODELS_DIR, "relevance", "model.json");
 
-/** The gate, reading subjects with the given scope model. */
+/** The gate, reading subjects with the given scope model (and similarities with `embed`, when the model reads them). */
 export function loadRelevanceGate(
   subject: SubjectScore,
   path = RELEVANCE_MODEL_PATH,
+  embed?: GateEmbed,
 ): Promise<RelevanceGate> {
-  return loadModelFile(path, "relevance", (json) => new RelevanceGate(json as RelevanceJson, subject));
+  return loadModelFile(path, "relevance", (json) => new RelevanceGate(json as RelevanceJson, subject, embed));
 }
 
 /** The text whose subject is scored: title and sentences. */
