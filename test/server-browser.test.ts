@@ -2,12 +2,12 @@
  * End to end in a real browser (Debian chromium driven by playwright-core): the page checks a claim, shows cards
  * with badges and highlighted rationale, keeps claim and abstract text as text, and fills itself from a permalink.
  * By default it runs on the small fixture pipeline; CLIMATECHECK_E2E_REAL=1 runs it on the real default index
- * (slow; how docs/screenshot.png is made). The screenshot goes to $CLIMATECHECK_SCREENSHOT or a temp file.
+ * (slow; how docs/screenshot-1280.png and docs/screenshot-390.png are made: CLIMATECHECK_SCREENSHOTS=docs).
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { BUILTIN_CORPUS, REAL_CORPUS_HINT } from "../src/data/builtin-corpus.ts";
@@ -210,10 +210,30 @@ test("typing a claim shows the verdict first, then cards with label badges and h
   }
   assert.match((await page.locator("#caution").textContent()) ?? "", /human review|No caution/);
   assert.equal(new URL(page.url()).searchParams.get("claim"), claim, "the address is the permalink");
-  const shot = process.env.CLIMATECHECK_SCREENSHOT ?? join(profile, "screenshot.png");
-  await mkdir(dirname(shot), { recursive: true });
-  await page.screenshot({ path: shot, fullPage: true });
-  assert.ok(existsSync(shot));
+  // The README's screenshots (docs/screenshot-1280.png and -390.png) come from here with CLIMATECHECK_E2E_REAL=1
+  // CLIMATECHECK_SCREENSHOTS=docs; otherwise they go to a temp folder.
+  const shots = process.env.CLIMATECHECK_SCREENSHOTS ?? profile;
+  await mkdir(shots, { recursive: true });
+  try {
+    for (const width of [1280, 390]) {
+      // The phone's whole page is several screens long: its first 1,500 px show the form, verdict and first card.
+      await page.setViewportSize({ width, height: width === 390 ? 1500 : 900 });
+      const shot = join(shots, `screenshot-${width}.png`);
+      if (width === 390)
+        await page.evaluate(() => {
+          const doc = (
+            globalThis as unknown as {
+              document: { getElementById(id: string): { scrollIntoView(): void } | null };
+            }
+          ).document;
+          doc.getElementById("status")?.scrollIntoView();
+        });
+      await page.screenshot({ path: shot, fullPage: width !== 390 });
+      assert.ok(existsSync(shot));
+    }
+  } finally {
+    await page.setViewportSize({ width: 1100, height: 1400 });
+  }
 });
 
 test("a claim and an abstract with markup are shown as text: no img element, no script run", {
@@ -373,10 +393,10 @@ test("each card shows its deciding sentence with context; the rest is folded, op
   await checkClaim(`${SOLAR} ${LONG}`);
   const card = page.locator("#evidence > li.card").first();
   const excerpt = card.locator(".excerpt");
-  // The rationale (sentence 6) with one sentence either side, and the gaps marked.
+  // The rationale (sentence 6) after the sentence before it, and the gaps marked.
   assert.equal(
     await excerpt.textContent(),
-    "… Filler sentence number 5. Changes in solar irradiance cannot explain warming since 1950. Filler sentence number 7. …",
+    "… Filler sentence number 5. Changes in solar irradiance cannot explain warming since 1950. …",
   );
   const full = card.locator("details.full");
   assert.equal(await full.getAttribute("open"), null, "folded at first");

@@ -133,11 +133,16 @@ function renderVerdict(r) {
   }
 }
 
-/** Indices shown unfolded: each rationale sentence with one sentence either side; else the first sentence. */
+/**
+ * Indices shown unfolded: the rationale sentences and, for context, the sentence just before the first of them
+ * (what it is about); with no rationale, the first sentence. Everything else is folded.
+ */
 export function excerptIndices(count, rationale) {
-  const shown = new Set();
-  for (const i of rationale) for (const j of [i - 1, i, i + 1]) if (j >= 0 && j < count) shown.add(j);
-  if (shown.size === 0 && count > 0) shown.add(0);
+  const shown = new Set(rationale.filter((i) => i >= 0 && i < count));
+  if (shown.size > 0) {
+    const first = Math.min(...shown);
+    if (first > 0) shown.add(first - 1);
+  } else if (count > 0) shown.add(0);
   return [...shown].sort((a, b) => a - b);
 }
 
@@ -207,7 +212,7 @@ function renderCard(e) {
         "Why: this abstract is about something else than the claim, so it takes no side and is left out of the summary.",
       ),
     );
-  // The deciding sentences with a sentence of context either side; the whole abstract is folded under them.
+  // The deciding sentences with a sentence of context; the whole abstract is folded under them.
   const rationale = new Set(e.rationale_indices);
   const shown = excerptIndices(e.sentences.length, e.rationale_indices);
   card.append(sentencesParagraph("excerpt", e.sentences, rationale, shown));
