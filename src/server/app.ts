@@ -11,6 +11,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { corpusOf } from "../data/builtin-corpus.ts";
 import { DataError } from "../data/errors.ts";
+import { decodeUtf8Strict } from "../data/utf8.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
 import { createGate } from "./gate.ts";
 import { memoryReport, watchGc } from "./memory.ts";
@@ -117,9 +118,16 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
         415,
         `request body must be JSON sent as Content-Type: application/json${type ? `, not ${echo(type)}` : ""}`,
       );
+    // Strictly: a replaced byte would change the claim every model reads.
+    const decoded = decodeUtf8Strict(new Uint8Array(await req.arrayBuffer()));
+    if ("offset" in decoded)
+      throw new HttpError(
+        400,
+        `request body is not valid UTF-8 at byte ${decoded.offset} (from 0); send JSON encoded as UTF-8`,
+      );
     let value: unknown;
     try {
-      value = JSON.parse(await req.text());
+      value = JSON.parse(decoded.text);
     } catch {
       throw new HttpError(400, "request body must be a JSON object");
     }
