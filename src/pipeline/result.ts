@@ -1,6 +1,6 @@
 /**
  * The JSON objects the product returns (`climatecheck check --json`, the HTTP API, the web page). Field names are
- * snake_case because they are a wire format; README.md documents them field by field and src/server/openapi.ts
+ * snake_case because they are a wire format; docs/api.md documents them field by field and src/server/openapi.ts
  * describes the same shapes.
  */
 import type { Label } from "../types.ts";

@@ -59,7 +59,7 @@ export function register(program: Command): void {
     .description("Check one claim: narratives, top abstracts with verdicts and rationale sentences, summary")
     .argument("<claim>", "the claim to check")
     .option("--k <n>", "abstracts to retrieve and verify", String(DEFAULT_K))
-    .option("--json", "print the result as one JSON object (see README, CheckResult)")
+    .option("--json", "print the result as one JSON object (see docs/api.md, CheckResult)")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
     .option("--fast", "no sentence encoder for narratives, no re-ranker")
     .action(async (claim: string, opts: CheckOptions, cmd: Command) => {
