@@ -107,6 +107,8 @@ test("check answers a claim that is not about climate as out of scope: caution, 
   assert.match(text.stdout, /^Claim: .+\nOut of scope: This claim does not look like a claim about climate/);
   assert.match(text.stdout, /\nNarratives: not assessed \(the claim is out of scope\)\n\nEvidence/);
   assert.match(text.stdout, /\(lean: out_of_scope\)\n/);
+  // The scope's reason is said once, on its own line.
+  assert.equal(text.stdout.split("does not look like a claim about climate").length - 1, 1, text.stdout);
 });
 
 test("check refuses a bad --k and an empty claim with exit code 2", async () => {

@@ -36,8 +36,15 @@ export function formatCheck(r: CheckResult): string {
       ? `${s.lean}, mean confidence ${pct(s.lean_confidence)}`
       : s.lean;
   out.push("", `Summary: ${s.text} (lean: ${lean})`);
+  // Out of scope, the scope's reason is already the first line: the caution says only what else there is.
+  const reason =
+    !r.scope.in_scope && r.scope.reason
+      ? (r.caution.reason ?? "").replace(r.scope.reason, "").trim()
+      : (r.caution.reason ?? "");
   out.push(
-    r.caution.needs_human_review ? `Caution: needs human review. ${r.caution.reason}` : "Caution: none",
+    r.caution.needs_human_review
+      ? `Caution: needs human review.${reason ? ` ${reason}` : " The claim is out of scope."}`
+      : "Caution: none",
   );
   const t = r.timings_ms;
   out.push(
