@@ -36,6 +36,7 @@ const GATED = "(gated)";
 /** Claims with these words get, from the fixture below: an error (500), no decisive verdict, a long abstract. */
 const FAIL = "(fail)";
 const UNSETTLED = "(unsettled)";
+const MIXED = "(mixed)";
 const LONG = "(long)";
 const SOLAR = "Solar irradiance explains the warming since 1950";
 /** Ten sentences; the verdict's rationale is the sixth (index 5). */
@@ -68,6 +69,23 @@ async function fixture(): Promise<Pipeline> {
           rationale: [],
           rationale_indices: [],
         }));
+        return { ...r, claim, evidence, ...assess(evidence, 0) };
+      }
+      if (claim.includes(MIXED)) {
+        // A second abstract supports what the first refutes: mixed.
+        const r = await t.pipeline.check(SOLAR, options);
+        const evidence = r.evidence.map((e, i) =>
+          i === 1
+            ? {
+                ...e,
+                label: "Supports" as const,
+                confidence: 0.7,
+                p_supports: 0.7,
+                p_refutes: 0.1,
+                p_nei: 0.2,
+              }
+            : e,
+        );
         return { ...r, claim, evidence, ...assess(evidence, 0) };
       }
       if (claim.includes(LONG)) {
@@ -383,6 +401,21 @@ test("an insufficient result says 'Not settled' and why, with no percentage", {
   assert.equal(v.lean, "Not settled");
   assert.equal(v.text, "Not settled: none of the 5 abstracts about this claim supports or refutes it.");
   assert.doesNotMatch((await page.locator("#result").textContent()) ?? "", /\(0%\)|\b0%/);
+});
+
+test("mixed evidence says so, with the counts of both sides and no percentage", {
+  skip: skip || (REAL ? "fixture only" : false),
+  timeout: 120_000,
+}, async () => {
+  await page.goto(server.url);
+  await checkClaim(`${SOLAR} ${MIXED}`);
+  const v = await verdictParts();
+  assert.equal(v.lean, "Mixed evidence");
+  assert.equal(
+    v.text,
+    "Mixed evidence: of the 5 abstracts about this claim, 1 supports it and 1 refutes it.",
+  );
+  assert.match((await page.locator("#caution").textContent()) ?? "", /^Needs human review: .*disagree/);
 });
 
 test("each card shows its deciding sentence with context; the rest is folded, opened by a click or a key", {
