@@ -17,7 +17,7 @@ import { tinyModels } from "./tiny-models-fixture.ts";
 
 const runtime = await loadTransformers().then(
   () => ({ skip: false }),
-  () => ({ skip: `${TRANSFORMERS_PACKAGE} is not installed (optional; see README, onnx backend)` }),
+  () => ({ skip: `${TRANSFORMERS_PACKAGE} is not installed (optional; see docs/cli.md, verify, onnx)` }),
 );
 
 const exec = promisify(execFile);

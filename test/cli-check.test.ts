@@ -106,7 +106,9 @@ test("check answers a claim that is not about climate as out of scope: caution, 
   const text = await run(process.execPath, args(claim, "--k", "2"), { env: env() });
   assert.match(text.stdout, /^Claim: .+\nOut of scope: This claim does not look like a claim about climate/);
   assert.match(text.stdout, /\nNarratives: not assessed \(the claim is out of scope\)\n\nEvidence/);
-  assert.match(text.stdout, /\(lean: out_of_scope, 0%\)/);
+  assert.match(text.stdout, /\(lean: out_of_scope\)\n/);
+  // The scope's reason is said once, on its own line.
+  assert.equal(text.stdout.split("does not look like a claim about climate").length - 1, 1, text.stdout);
 });
 
 test("check refuses a bad --k and an empty claim with exit code 2", async () => {
@@ -123,6 +125,23 @@ test("check refuses a bad --k and an empty claim with exit code 2", async () => 
     (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 2);
       assert.match(e.stderr, /claim is empty/);
+      return true;
+    },
+  );
+});
+
+test("check refuses a claim with bytes that are not UTF-8 (exit 2, naming the character) instead of scoring U+FFFD", async () => {
+  // execFile passes a Buffer argument's bytes as they are: "Sea \xff level".
+  const claim = Buffer.from([...Buffer.from("Sea "), 0xff, ...Buffer.from(" level rise")]);
+  await assert.rejects(
+    run(process.execPath, [...args("x").slice(0, -1), claim as unknown as string], { env: env() }),
+    (e: { code: number; stderr: string; stdout: string }) => {
+      assert.equal(e.code, 2);
+      assert.equal(e.stdout, "");
+      assert.equal(
+        e.stderr.trim(),
+        "climatecheck: check <claim>: not valid UTF-8 at character 5 (bytes in another encoding, shown as U+FFFD); pass the claim as UTF-8",
+      );
       return true;
     },
   );

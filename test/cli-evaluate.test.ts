@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -88,4 +88,44 @@ test("evaluate warns about unknown claims and fails with exit 2 on bad input", (
   const usage = cli("evaluate", "--task", "3", "--predictions", bad, "--gold", bad);
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /must be 1 or 2/);
+});
+
+test("evaluate says a claim missing from the gold once (stderr), not again in the report", () => {
+  const preds = join(dir, "p1.csv");
+  writeFileSync(preds, "claim_id,abstract_id,rank,label\nex1,A100,1,Refutes\nnobody,A1,1,Supports\n");
+  const r = cli("evaluate", "--task", "1", "--predictions", preds, "--gold", "examples/labels.csv");
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(`${r.stdout}${r.stderr}`.match(/not in the gold/g)?.length, 1);
+});
+
+test("evaluate stops with exit 2, naming both files, when no predicted claim is in the gold", () => {
+  for (const [task, rows] of [
+    [1, "claim_id,abstract_id,rank,label\nother1,A100,1,Refutes\nother2,A1,1,Supports\n"],
+    [2, "claim_id,narrative\nother1,1_6\n"],
+  ] as const) {
+    const preds = join(dir, `none${task}.csv`);
+    writeFileSync(preds, rows);
+    const html = join(dir, `none${task}.html`);
+    const r = cli(
+      "evaluate",
+      "--task",
+      String(task),
+      "--predictions",
+      preds,
+      "--gold",
+      "examples/labels.csv",
+      "--html",
+      html,
+    );
+    assert.equal(r.status, 2, r.stdout);
+    assert.equal(r.stdout, "", "no table of zeros");
+    assert.match(
+      r.stderr.trim(),
+      new RegExp(
+        `^climatecheck: ${preds.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: no predicted claim is in the gold file examples/labels\\.csv \\(${task === 1 ? 2 : 1} claim id\\(s\\), e\\.g\\. other1`,
+      ),
+    );
+    assert.equal(r.stderr.trim().split("\n").length, 1, "one line");
+    assert.equal(existsSync(html), false, "no report of zeros either");
+  }
 });

@@ -10,6 +10,7 @@ function ev(label: Label, confidence: number, about = true): Evidence {
   return {
     abstract_id: `a${n}`,
     title: null,
+    title_raw: null,
     rank: n,
     retrieval_score: 1,
     label,

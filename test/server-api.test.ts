@@ -233,7 +233,15 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
   assert.deepEqual(
     result.properties.evidence.items.required.sort(),
     ["abstract_id", "confidence", "label", "p_nei", "p_refutes", "p_supports", "rank", "rationale"]
-      .concat(["rationale_indices", "retrieval_score", "sentences", "title", "relevance", "about_claim"])
+      .concat([
+        "rationale_indices",
+        "retrieval_score",
+        "sentences",
+        "title",
+        "title_raw",
+        "relevance",
+        "about_claim",
+      ])
       .sort(),
   );
   assert.ok(CheckRequest.safeParse({ claim: "x", k: 3 }).success);
@@ -339,4 +347,72 @@ test("the OpenAPI document states the 5,000-character claim limit on every reque
   assert.match(s.CheckRequest.properties.claim.description, /at most 5000 characters/);
   assert.equal(doc.paths["/v1/check"].post.responses["415"].description.length > 0, true);
   assert.ok(doc.paths["/v1/check"].post.responses["405"]);
+});
+
+test("titles come readable (TeX markup cleaned as on the page), the corpus's own in title_raw", async () => {
+  const raw = "Warming of 2{\\deg}C in M\\'artir's $CO_2$ record";
+  const res = await post("/v1/verify", {
+    claim: "Solar irradiance explains warming since 1950",
+    abstract: "Changes in solar irradiance cannot explain warming since 1950.",
+    title: raw,
+  });
+  assert.equal(res.status, 200);
+  const v = PairVerdictSchema.parse(await res.json());
+  assert.equal(v.title, "Warming of 2°C in Mártir's CO₂ record");
+  assert.equal(v.title_raw, raw);
+  const check = CheckResultSchema.parse(
+    await (await post("/v1/check", { claim: "Solar irradiance explains warming since 1950", k: 1 })).json(),
+  );
+  assert.deepEqual(
+    [check.evidence[0].title, check.evidence[0].title_raw],
+    ["Solar activity and climate", "Solar activity and climate"],
+  );
+  const record = AbstractRecordSchema.parse(await (await app.request("/v1/abstracts/a3")).json());
+  assert.deepEqual(
+    [record.title, record.title_raw],
+    ["Solar activity and climate", "Solar activity and climate"],
+  );
+});
+
+test("a body that is not valid UTF-8 gets 400 naming the byte, instead of a silently changed claim", async () => {
+  const head = new TextEncoder().encode('{"claim": "Sea level ');
+  // 0xff is never UTF-8; then a character cut after its first byte.
+  for (const [bad, at] of [
+    [Uint8Array.of(0xff), head.length],
+    [Uint8Array.of(0xe2, 0x82), head.length],
+  ] as const) {
+    const body = new Uint8Array([...head, ...bad, ...new TextEncoder().encode(' rise"}')]);
+    const res = await app.request("/v1/check", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    assert.equal(res.status, 400);
+    assert.equal(
+      await errorOf(res),
+      `request body is not valid UTF-8 at byte ${at} (from 0); send JSON encoded as UTF-8`,
+    );
+  }
+  // A U+FFFD sent as UTF-8 is a character like any other; the bad byte after it is still found.
+  const ok = new TextEncoder().encode('{"claim": "Sea level \uFFFD rise", "k": 1}');
+  assert.equal(
+    (
+      await app.request("/v1/check", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: ok,
+      })
+    ).status,
+    200,
+  );
+  const both = new Uint8Array([...new TextEncoder().encode('{"claim": "\uFFFD'), 0xc3, 0x28]);
+  const res = await app.request("/v1/narratives", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: both,
+  });
+  assert.equal(
+    await errorOf(res),
+    "request body is not valid UTF-8 at byte 14 (from 0); send JSON encoded as UTF-8",
+  );
 });

@@ -21,7 +21,7 @@ const writeModel = (dir: string, layout: "onnx" | "top" = "onnx") =>
 // The runtime is an optional package (not installed by `npm ci`; .ci/run installs it): without it, these are skipped.
 const runtime = await loadTransformers().then(
   () => ({ skip: false }),
-  () => ({ skip: `${TRANSFORMERS_PACKAGE} is not installed (optional; see README, onnx backend)` }),
+  () => ({ skip: `${TRANSFORMERS_PACKAGE} is not installed (optional; see docs/cli.md, verify, onnx)` }),
 );
 
 let root = "";

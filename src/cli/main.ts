@@ -3,9 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
-import { DataError } from "../data/errors.ts";
+import { DataError, ServiceError } from "../data/errors.ts";
 import { PACKAGE_ROOT } from "../data/paths.ts";
-import { ChatError } from "../verification/chat-client.ts";
 import { registerCommands } from "./commands/index.ts";
 
 const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
@@ -41,8 +40,9 @@ try {
     process.stderr.write(`climatecheck: ${e.message}\n`);
     process.exit(2);
   }
-  // An endpoint that never gave a usable answer: its stage, URL and reasons, without a stack trace.
-  if (e instanceof ChatError) {
+  // A service that never gave a usable answer (a chat endpoint, the hub, Redis): its stage, URL and reasons,
+  // without a stack trace; exit 1 (docs/exit-codes.md).
+  if (e instanceof ServiceError) {
     process.stderr.write(`climatecheck: ${e.message}\n`);
     process.exit(1);
   }

@@ -17,7 +17,7 @@ export function addVerifierOptions(command: Command, scope = ""): Command {
     )
     .option(
       "--config <file>",
-      "profile JSON: each stage's backend and settings (retrieval, verification, narratives; see README), or a verifier config",
+      "profile JSON: each stage's backend and settings (retrieval, verification, narratives; see docs/byo-models.md), or a verifier config",
     )
     .option("--model-dir <dir>", `${scope}folder of a local ONNX NLI model (selects the onnx backend)`);
 }

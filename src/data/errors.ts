@@ -15,3 +15,14 @@ export class DataError extends Error {
     this.field = where.field;
   }
 }
+
+/**
+ * A service that did not answer usably (the dataset hub, a chat endpoint, Redis): not the user's input, so CLI exit
+ * code 1, not 2 (docs/exit-codes.md).
+ */
+export class ServiceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ServiceError";
+  }
+}

@@ -10,6 +10,7 @@ import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { get as httpGetPlain, type IncomingMessage } from "node:http";
 import { get as httpsGet } from "node:https";
 import { dirname, join } from "node:path";
+import { ServiceError } from "./errors.ts";
 import { writeFileAtomic } from "./tables.ts";
 
 export const HUB_BASE_URL = "https://huggingface.co";
@@ -27,7 +28,7 @@ export const DATA_FILE = /\.(parquet|csv|tsv|jsonl|json)(\.gz)?$/i;
 export const MANIFEST = "manifest.json";
 
 /** A user-facing failure of a pull (network, hub answer, checksum); the CLI prints its message. */
-export class PullError extends Error {
+export class PullError extends ServiceError {
   constructor(message: string) {
     super(message);
     this.name = "PullError";

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError } from "../data/errors.ts";
 
-/** The optional package every ONNX stage runs on; not installed by `npm ci` (see README, "onnx"). */
+/** The optional package every ONNX stage runs on; not installed by `npm ci` (see docs/cli.md, verify, "onnx"). */
 export const TRANSFORMERS_PACKAGE = "@huggingface/transformers";
 /** The version the ONNX stages are tested with (.ci/run installs it). */
 export const TRANSFORMERS_VERSION = "4.3.1";

@@ -33,13 +33,6 @@ const prfTable = (title: string, perLabel: Partial<Record<string, Prf>>): string
     ]),
   );
 
-const unknownLine = (ids: string[]): string[] =>
-  ids.length === 0
-    ? []
-    : [
-        `Warning: ${ids.length} predicted claim(s) not in the gold, ignored: ${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ", ..." : ""}`,
-      ];
-
 /** Task 1: retrieval metrics, then verification (per-label table, confusion matrix) when the run has labels. */
 export function formatTask1Report(s: Task1Scores): string {
   const parts = [
@@ -73,7 +66,8 @@ export function formatTask1Report(s: Task1Scores): string {
       ),
     );
   }
-  return [...parts, ...unknownLine(s.unknown_claims)].join("\n\n");
+  // Predicted claims not in the gold are the command's warning (stderr, once), not part of the report.
+  return parts.join("\n\n");
 }
 
 /** Task 1 headline figures per gold narrative group, one row per group. */
@@ -123,6 +117,5 @@ export function formatNarrativeReport(s: NarrativeScores): string {
         ["Wrong group", String(s.errors.wrong_group), share(s.errors.wrong_group)],
       ],
     ),
-    ...unknownLine(s.unknown_claims),
   ].join("\n\n");
 }

@@ -26,6 +26,7 @@ import { openRetriever } from "../retrieval/load.ts";
 import { checkClaim, type Retriever } from "../retrieval/retriever.ts";
 import { loadScopeDetector, type ScopeDetector, scopeOf } from "../scope/scope.ts";
 import { narrativeInfo } from "../taxonomy/cards.ts";
+import { readableTitle } from "../text/tex.ts";
 import { NEI } from "../types.ts";
 import { openBuiltinVerifier } from "../verification/builtin.ts";
 import { openVerifier, type VerifierConfig } from "../verification/config.ts";
@@ -121,7 +122,8 @@ function links(doc: Pick<StoredDoc, "doi" | "url" | "year">): Pick<PairVerdict, 
 function record(doc: StoredDoc): AbstractRecord {
   return {
     abstract_id: doc.id,
-    title: doc.title ?? null,
+    title: readableTitle(doc.title),
+    title_raw: doc.title ?? null,
     ...links(doc),
     abstract: doc.abstract,
     sentences: doc.sentences,
@@ -149,7 +151,8 @@ function pairVerdict(
     : [];
   return {
     abstract_id: id,
-    title,
+    title: readableTitle(title),
+    title_raw: title,
     label,
     confidence: r4(about ? v.confidence : probs.nei),
     p_supports: r4(probs.supports),

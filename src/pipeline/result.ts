@@ -1,6 +1,6 @@
 /**
  * The JSON objects the product returns (`climatecheck check --json`, the HTTP API, the web page). Field names are
- * snake_case because they are a wire format; README.md documents them field by field and src/server/openapi.ts
+ * snake_case because they are a wire format; docs/api.md documents them field by field and src/server/openapi.ts
  * describes the same shapes.
  */
 import type { Label } from "../types.ts";
@@ -17,7 +17,10 @@ export interface NarrativeHit {
 export interface PairVerdict {
   /** null for an abstract given as text rather than by id. */
   abstract_id: string | null;
+  /** The title with TeX-like markup made readable (2{\deg}C -> 2°C); null when there is none. */
   title: string | null;
+  /** The title as the corpus has it. */
+  title_raw: string | null;
   year?: number;
   doi?: string;
   /** The abstract's own URL, else https://doi.org/DOI. */
@@ -110,7 +113,9 @@ export interface CheckResult {
 /** An abstract of the index as the API returns it. */
 export interface AbstractRecord {
   abstract_id: string;
+  /** Readable, as in PairVerdict; title_raw as the corpus has it. */
   title: string | null;
+  title_raw: string | null;
   year?: number;
   doi?: string;
   url?: string;

@@ -3,7 +3,7 @@
  * an optional password; only the redacted form of a URL is ever printed.
  */
 import { Redis } from "ioredis";
-import { DataError } from "../data/errors.ts";
+import { DataError, ServiceError } from "../data/errors.ts";
 
 /** BullMQ key prefix of every run's queue; a run's queue is named after the run. */
 export const QUEUE_PREFIX = "climatecheck";
@@ -69,7 +69,10 @@ export async function connectRedis(
     redis.disconnect();
     // "Connection is closed" hides the cause (a wrong password, a TLS port); the last error event has it.
     const why = last || (e instanceof Error ? e.message : String(e));
-    throw new DataError("--redis", `cannot use Redis at ${where}: ${why}`);
+    // Redis answered and refused (a wrong password): the user's input, exit 2. No answer at all: exit 1.
+    if (/^(WRONGPASS|NOAUTH|ERR)\b/.test(why))
+      throw new DataError("--redis", `cannot use Redis at ${where}: ${why}`);
+    throw new ServiceError(`--redis: cannot use Redis at ${where}: ${why}`);
   }
   return redis;
 }

@@ -1,5 +1,5 @@
 /**
- * Retrieval with the user's own ONNX models (the "retrieval" section of a profile, see README "Bring your own
+ * Retrieval with the user's own ONNX models (the "retrieval" section of a profile, see docs/byo-models.md "Bring your own
  * models"): stage 1 is BM25 plus, when configured, a dense list from a local embedding model, fused by reciprocal
  * rank fusion; then, when configured, one or several cross-encoders score the top N candidates and their rankings
  * are combined by reciprocal rank fusion. The built-in dense sets and the trained re-ranker are not used on this

@@ -10,7 +10,8 @@ import { cors } from "hono/cors";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { corpusOf } from "../data/builtin-corpus.ts";
-import { DataError } from "../data/errors.ts";
+import { DataError, ServiceError } from "../data/errors.ts";
+import { decodeUtf8Strict } from "../data/utf8.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
 import { createGate } from "./gate.ts";
 import { memoryReport, watchGc } from "./memory.ts";
@@ -94,6 +95,11 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
   app.onError((err, c) => {
     if (err instanceof HttpError) return c.json({ error: err.message }, err.status, err.headers);
     if (err instanceof DataError) return c.json({ error: err.message }, 400);
+    // A backend (a chat model) that did not answer: the client learns that much, the log has the endpoint.
+    if (err instanceof ServiceError) {
+      process.stderr.write(`${JSON.stringify({ level: "error", path: c.req.path, error: err.message })}\n`);
+      return c.json({ error: "a backend service did not answer; retry later" }, 502);
+    }
     process.stderr.write(`${JSON.stringify({ level: "error", path: c.req.path, error: String(err) })}\n`);
     return c.json({ error: "internal error" }, 500);
   });
@@ -117,9 +123,16 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
         415,
         `request body must be JSON sent as Content-Type: application/json${type ? `, not ${echo(type)}` : ""}`,
       );
+    // Strictly: a replaced byte would change the claim every model reads.
+    const decoded = decodeUtf8Strict(new Uint8Array(await req.arrayBuffer()));
+    if ("offset" in decoded)
+      throw new HttpError(
+        400,
+        `request body is not valid UTF-8 at byte ${decoded.offset} (from 0); send JSON encoded as UTF-8`,
+      );
     let value: unknown;
     try {
-      value = JSON.parse(await req.text());
+      value = JSON.parse(decoded.text);
     } catch {
       throw new HttpError(400, "request body must be a JSON object");
     }

@@ -29,7 +29,9 @@ const error = (description: string) => ({ description, content: json("Error") })
 
 /** Answers every POST route can give besides 200. */
 const POST_ERRORS = {
-  "400": error("Invalid input: not JSON, a missing or wrong field, an empty claim. `error` says which."),
+  "400": error(
+    "Invalid input: not JSON, not UTF-8 (the byte offset is named), a missing or wrong field, an empty claim. `error` says which.",
+  ),
   "405": {
     ...error("Another method than POST; `Allow` names the one allowed."),
     headers: { Allow: { schema: { type: "string" } } },
@@ -40,6 +42,7 @@ const POST_ERRORS = {
     ...error("Too many requests in flight; retry after the `Retry-After` seconds."),
     headers: { "Retry-After": { schema: { type: "integer" } } },
   },
+  "502": error("A backend service (a chat model of the profile) did not answer; retry later."),
   "504": error("The request took longer than the server's timeout."),
 };
 

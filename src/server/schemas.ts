@@ -66,6 +66,14 @@ export const NarrativeHitSchema = z.strictObject({
   probability: probability.describe("Marginal probability: P(group) x P(code given group)."),
 });
 
+const Titles = {
+  title: z
+    .string()
+    .nullable()
+    .describe("The title with TeX-like markup made readable (2{\\deg}C -> 2°C, M\\'artir -> Mártir)."),
+  title_raw: z.string().nullable().describe("The title as the corpus has it."),
+};
+
 const Links = {
   year: z.number().int().optional(),
   doi: z.string().optional(),
@@ -74,7 +82,7 @@ const Links = {
 
 export const PairVerdictSchema = z.strictObject({
   abstract_id: z.string().nullable().describe("null for an abstract given as text."),
-  title: z.string().nullable(),
+  ...Titles,
   ...Links,
   label: z.enum(LABELS),
   confidence: probability.describe("Probability of the chosen label."),
@@ -145,7 +153,7 @@ export const CheckResultSchema = z.strictObject({
 
 export const AbstractRecordSchema = z.strictObject({
   abstract_id: z.string(),
-  title: z.string().nullable(),
+  ...Titles,
   ...Links,
   abstract: z.string(),
   sentences: z.array(z.string()),

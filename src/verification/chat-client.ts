@@ -5,6 +5,7 @@
  * Shared by the LLM verifier backend and the evaluation's LLM judge.
  */
 import { z } from "zod";
+import { ServiceError } from "../data/errors.ts";
 
 /** Settings of an OpenAI-compatible chat endpoint, as config files give them (verifier backend, LLM judge). */
 export const ChatEndpointSchema = z.object({
@@ -48,7 +49,7 @@ export interface ChatClientOptions {
 }
 
 /** Raised when every attempt failed; `attempts` holds the reason of each. */
-export class ChatError extends Error {
+export class ChatError extends ServiceError {
   readonly attempts: string[];
   constructor(message: string, attempts: string[]) {
     super(`${message}: ${attempts.join("; ")}`);

@@ -1,6 +1,7 @@
 /** `climatecheck check "CLAIM"`: narratives, the top abstracts with verdicts and rationales, summary and caution. */
 import type { Command } from "commander";
 import { DataError } from "../../data/errors.ts";
+import { replacedCharacterAt } from "../../data/utf8.ts";
 import { readNarrativesConfig } from "../../narratives/config.ts";
 import { DEFAULT_K, MAX_K, openPipeline } from "../../pipeline/pipeline.ts";
 import type { CheckResult } from "../../pipeline/result.ts";
@@ -29,9 +30,21 @@ export function formatCheck(r: CheckResult): string {
     for (const s of e.rationale) out.push(`     > ${s}`);
   }
   const s = r.summary;
-  out.push("", `Summary: ${s.text} (lean: ${s.lean}, ${pct(s.lean_confidence)})`);
+  // Only a side has a number: "insufficient (0%)" would read as "0% true".
+  const lean =
+    s.lean === "supports" || s.lean === "refutes"
+      ? `${s.lean}, mean confidence ${pct(s.lean_confidence)}`
+      : s.lean;
+  out.push("", `Summary: ${s.text} (lean: ${lean})`);
+  // Out of scope, the scope's reason is already the first line: the caution says only what else there is.
+  const reason =
+    !r.scope.in_scope && r.scope.reason
+      ? (r.caution.reason ?? "").replace(r.scope.reason, "").trim()
+      : (r.caution.reason ?? "");
   out.push(
-    r.caution.needs_human_review ? `Caution: needs human review. ${r.caution.reason}` : "Caution: none",
+    r.caution.needs_human_review
+      ? `Caution: needs human review.${reason ? ` ${reason}` : " The claim is out of scope."}`
+      : "Caution: none",
   );
   const t = r.timings_ms;
   out.push(
@@ -53,7 +66,7 @@ export function register(program: Command): void {
     .description("Check one claim: narratives, top abstracts with verdicts and rationale sentences, summary")
     .argument("<claim>", "the claim to check")
     .option("--k <n>", "abstracts to retrieve and verify", String(DEFAULT_K))
-    .option("--json", "print the result as one JSON object (see README, CheckResult)")
+    .option("--json", "print the result as one JSON object (see docs/api.md, CheckResult)")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
     .option("--fast", "no sentence encoder for narratives, no re-ranker")
     .action(async (claim: string, opts: CheckOptions, cmd: Command) => {
@@ -61,6 +74,12 @@ export function register(program: Command): void {
       if (!Number.isInteger(k) || k < 1 || k > MAX_K)
         cmd.error(`--k must be a whole number from 1 to ${MAX_K}`);
       if (claim.trim() === "") throw new DataError("claim", "claim is empty");
+      const bad = replacedCharacterAt(claim);
+      if (bad !== undefined)
+        throw new DataError(
+          "check <claim>",
+          `not valid UTF-8 at character ${bad} (bytes in another encoding, shown as U+FFFD); pass the claim as UTF-8`,
+        );
       const verifier = await resolveVerifierConfig(opts);
       const retrieval = await readRetrievalConfig(opts.config);
       const narratives = await readNarrativesConfig(opts.config);

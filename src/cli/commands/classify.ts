@@ -89,7 +89,10 @@ export function register(program: Command): void {
     )
     .option("--fast", "lexical and taxonomy features only (no sentence encoder)")
     .option("--model <file>", "narratives model JSON (default: the shipped one)")
-    .option("--config <file>", "profile: its narratives section's backend (e.g. a chat model; see README)")
+    .option(
+      "--config <file>",
+      "profile: its narratives section's backend (e.g. a chat model; see docs/byo-models.md)",
+    )
     .action(async (opts: Omit<ClassifyOptions, "probabilities"> & { probabilities?: string | true }) => {
       const probabilities = opts.probabilities === true ? probabilitiesPath(opts.out) : opts.probabilities;
       const r = await classifyClaimsFile({ ...opts, probabilities });

@@ -7,6 +7,8 @@ import {
   readTask2Predictions,
 } from "../../data/climatecheck.ts";
 import { DataError } from "../../data/errors.ts";
+import { writeFileAtomic } from "../../data/tables.ts";
+import { htmlReport } from "../../evaluation/html-report.ts";
 import { scoreNarratives, scoreTask1, scoreTask1ByGroup } from "../../evaluation/metrics.ts";
 import { formatNarrativeReport, formatTask1GroupReport, formatTask1Report } from "../../evaluation/report.ts";
 import { addEv2rOptions, type Ev2rFlags, evaluateEv2r } from "./evaluate-ev2r.ts";
@@ -17,6 +19,22 @@ export interface EvaluateOptions extends Ev2rFlags {
   gold: string;
   json?: boolean;
   narratives?: string;
+  /** Also write a self-contained HTML report with figures to this file. */
+  html?: string;
+}
+
+/**
+ * Scores of predictions none of whose claims is in the gold are all zeros and mean nothing (a wrong file, or ids
+ * from another split): a bad-input error, not a result.
+ */
+function requireOverlap(o: EvaluateOptions, predicted: Iterable<string>, unknown: readonly string[]): void {
+  const ids = new Set(predicted);
+  if (ids.size === 0 || unknown.length < ids.size) return;
+  const shown = [...ids].slice(0, 3).join(", ");
+  throw new DataError(
+    o.predictions,
+    `no predicted claim is in the gold file ${o.gold} (${ids.size} claim id(s), e.g. ${shown}): nothing to score; check that both files are of the same split`,
+  );
 }
 
 /** Scores a prediction file against a gold file; returns the printed text and the warnings. */
@@ -26,10 +44,20 @@ export async function evaluateFiles(
   if (o.task === 1) {
     const [preds, gold] = await Promise.all([readTask1Predictions(o.predictions), readTask1Gold(o.gold)]);
     const scores = scoreTask1(preds, gold);
+    requireOverlap(
+      o,
+      preds.map((p) => p.claimId),
+      scores.unknown_claims,
+    );
     const byGroup = o.narratives
       ? scoreTask1ByGroup(preds, gold, await readTask2Gold(o.narratives))
       : undefined;
     const result = byGroup ? { ...scores, by_group: byGroup } : scores;
+    if (o.html)
+      await writeFileAtomic(
+        o.html,
+        htmlReport({ task: 1, scores, byGroup, narratives: o.narratives, ...reportSource(o) }),
+      );
     const text = byGroup
       ? `${formatTask1Report(scores)}\n\n${formatTask1GroupReport(byGroup)}`
       : formatTask1Report(scores);
@@ -46,12 +74,24 @@ export async function evaluateFiles(
   if (o.ev2r) throw new DataError("--ev2r", "applies to task 1 only");
   const [preds, gold] = await Promise.all([readTask2Predictions(o.predictions), readTask2Gold(o.gold)]);
   const scores = scoreNarratives(preds, gold);
+  requireOverlap(
+    o,
+    preds.map((p) => p.claimId),
+    scores.unknown_claims,
+  );
+  if (o.html) await writeFileAtomic(o.html, htmlReport({ task: 2, scores, ...reportSource(o) }));
   return {
     result: scores,
     text: formatNarrativeReport(scores),
     warnings: unknownClaimsWarning(o.predictions, scores.unknown_claims),
   };
 }
+
+const reportSource = (o: EvaluateOptions) => ({
+  predictions: o.predictions,
+  gold: o.gold,
+  created: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+});
 
 function unknownClaimsWarning(file: string, ids: string[]): string[] {
   if (ids.length === 0) return [];
@@ -82,7 +122,11 @@ export function register(program: Command): void {
       "--narratives <file>",
       "task 1: also break the scores down by the gold narrative group of each claim",
     )
-    .option("--json", "print one JSON object instead of tables");
+    .option("--json", "print one JSON object instead of tables")
+    .option(
+      "--html <file>",
+      "also write a self-contained HTML report with figures (confusion matrix, per-label F1, per-group recall)",
+    );
   addEv2rOptions(command).action(async (opts: EvaluateOptions) => {
     const { result, text, warnings, notes = [] } = await evaluateFiles(opts);
     for (const w of warnings) process.stderr.write(`warning: ${w}\n`);

@@ -34,7 +34,10 @@ export function register(program: Command): void {
     )
     .option("--format <format>", "auto | climatecheck | scifact | climate-fever", "auto")
     .option("--no-vectors", "no built-in dense vectors (BM25 only, unless --config adds a dense model)")
-    .option("--config <file>", "profile whose retrieval.dense model also embeds the abstracts (see README)")
+    .option(
+      "--config <file>",
+      "profile whose retrieval.dense model also embeds the abstracts (see docs/byo-models.md)",
+    )
     .action(
       async (
         corpus: string,

@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .option("--k <n>", "abstracts per claim", "10")
     .option("--model <file>", "re-ranker model (default: the shipped one)")
     .option("--no-rerank", "stage 1 only (BM25 + dense fusion)")
-    .option("--config <file>", "profile: its retrieval section's own ONNX models (see README)")
+    .option("--config <file>", "profile: its retrieval section's own ONNX models (see docs/byo-models.md)")
     .action(
       async (
         opts: {
