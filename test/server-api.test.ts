@@ -213,6 +213,7 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
     in_flight: 0,
     pid: process.pid,
     corpus: { name: "corpus.jsonl", abstracts: 8, builtin: false, note: null },
+    profile: null,
   });
   assert.ok(memory.rss_mb > 0 && memory.heap_used_mb > 0 && Number.isInteger(memory.major_gcs));
 

@@ -11,6 +11,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { corpusOf } from "../data/builtin-corpus.ts";
 import { DataError } from "../data/errors.ts";
+import type { ProfileInfo } from "../models/profile.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
 import { createGate } from "./gate.ts";
 import { memoryReport, watchGc } from "./memory.ts";
@@ -41,6 +42,8 @@ export interface AppOptions {
   version?: string;
   /** Origin allowed to call the API from a browser (`*` for any); none by default (same-origin only). */
   cors?: string;
+  /** The profile the pipeline was loaded with (`--profile`/`--config`) and the hub models it names; shown in /healthz. */
+  profile?: ProfileInfo | null;
 }
 
 /** The API's routes and their methods: any other method on these paths gets 405 with `Allow`. */
@@ -190,6 +193,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       in_flight: gate.inFlight,
       pid: process.pid,
       corpus,
+      profile: options.profile ?? null,
       memory: memoryReport(),
     }),
   );
