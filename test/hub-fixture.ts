@@ -28,6 +28,8 @@ export interface Hub {
   dropNext: boolean;
   /** Report a wrong sha256 for this repo path. */
   wrongSha?: string;
+  /** Another origin (another hub fixture) the ONNX files are redirected to, as the hub does to its CDN. */
+  cdn?: string;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,11 @@ export async function startHub(repos: Record<string, HubRepo>): Promise<Hub> {
       return void res.end(JSON.stringify(entries));
     }
     const path = decodeURIComponent((file as RegExpExecArray)[3]);
+    // LFS files may live elsewhere (the hub redirects them to a CDN): send them there when one is set.
+    if (hub.cdn && path.endsWith(".onnx") && !url.searchParams.has("cdn")) {
+      res.writeHead(302, { location: `${hub.cdn}${url.pathname}?cdn=1` }).end();
+      return;
+    }
     hub.requests.push({ url: url.pathname, range: req.headers.range, auth: req.headers.authorization });
     const body = repo.files.get(path);
     if (!body) return void res.writeHead(404).end("no such file");

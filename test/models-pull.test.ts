@@ -9,15 +9,19 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { type HubAccess, PullError } from "../src/data/download.ts";
+import { type HubAccess, isCommit, PullError } from "../src/data/download.ts";
 import { DataError } from "../src/data/errors.ts";
-import { loadTransformers, TRANSFORMERS_PACKAGE } from "../src/encoders/onnx-folder.ts";
+import {
+  loadTransformers,
+  TRANSFORMERS_PACKAGE,
+  transformersInstalled,
+} from "../src/encoders/onnx-folder.ts";
 import { listPulled, modelFolder, pulledFolder, readRef } from "../src/models/cache.ts";
-import { profileInfo } from "../src/models/profile.ts";
+import { PROFILES_DIR, profileInfo, shippedProfiles } from "../src/models/profile.ts";
 import { pullModel } from "../src/models/pull.ts";
 import { readRetrievalConfig } from "../src/retrieval/byo.ts";
 import { readVerifierConfig } from "../src/verification/config.ts";
-import { folderFiles, type Hub, sha256, startHub } from "./hub-fixture.ts";
+import { folderFiles, type Hub, type HubRepo, sha256, startHub } from "./hub-fixture.ts";
 import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 import { tinyModels } from "./tiny-models-fixture.ts";
 
@@ -184,6 +188,41 @@ test("404 names the URL; 401 says to set HF_TOKEN, and the token opens a gated r
   });
   assert.equal(r.downloaded.length, 4);
   assert.ok(hub.requests.every((q) => q.auth === "Bearer s3cret"));
+});
+
+test("the token goes to the hub only, not to the host a download is redirected to", async () => {
+  const cdn = await startHub({ "tiny/gated": hub.repos.get("tiny/gated") as HubRepo });
+  const cdnRepo = cdn.repos.get("tiny/gated") as HubRepo;
+  cdn.repos.set("tiny/gated", { ...cdnRepo, token: undefined });
+  hub.cdn = cdn.baseUrl;
+  try {
+    const r = await pullModel("tiny/gated", {
+      hub: { ...access, token: "s3cret" },
+      revision: "main",
+      dtypes: ["q8"],
+    });
+    assert.deepEqual(r.downloaded, ["onnx/model_quantized.onnx"]);
+    assert.equal(cdn.requests.length, 1);
+    assert.equal(cdn.requests[0].auth, undefined);
+  } finally {
+    hub.cdn = undefined;
+    await cdn.close();
+  }
+});
+
+test("every shipped profile names its hub models as repo + revision (+ dtype); pinned ones by a 40-hex commit", () => {
+  for (const name of shippedProfiles()) {
+    const info = profileInfo(join(PROFILES_DIR, `${name}.json`));
+    assert.equal(info.name, name);
+    for (const m of info.models) {
+      assert.match(m.repo, /^Xenova\//, `${name}: ${m.repo}`);
+      // The one unpinned model is documented as such in docs/models.md.
+      if (m.repo !== "Xenova/e5-large-v2")
+        assert.ok(isCommit(m.revision), `${name}: ${m.repo}@${m.revision}`);
+    }
+  }
+  assert.equal(profileInfo(join(PROFILES_DIR, "light-cpu.json")).models.length, 3);
+  assert.equal(transformersInstalled("climatecheck-no-such-package"), false);
 });
 
 test("a repository without the ONNX layout is bad input naming what it holds", async () => {
