@@ -16,13 +16,17 @@ import {
   TRANSFORMERS_PACKAGE,
   transformersInstalled,
 } from "../src/encoders/onnx-folder.ts";
+import { TITLE_AND_ABSTRACT } from "../src/index/embed-text.ts";
+import { ingest } from "../src/index/ingest.ts";
+import { readManifest } from "../src/index/schema.ts";
 import { listPulled, modelFolder, pulledFolder, readRef } from "../src/models/cache.ts";
 import { PROFILES_DIR, profileInfo, shippedProfiles } from "../src/models/profile.ts";
 import { pullModel } from "../src/models/pull.ts";
+import { addVectorSets } from "../src/pipeline/default-index.ts";
 import { readRetrievalConfig } from "../src/retrieval/byo.ts";
 import { readVerifierConfig } from "../src/verification/config.ts";
 import { folderFiles, type Hub, type HubRepo, sha256, startHub } from "./hub-fixture.ts";
-import { tempDir, writeCorpus } from "./retrieval-fixtures.ts";
+import { fakeEncoder, tempDir, writeCorpus } from "./retrieval-fixtures.ts";
 import { tinyModels } from "./tiny-models-fixture.ts";
 
 const runtime = await loadTransformers().then(
@@ -347,3 +351,23 @@ test(
     for (const e of result.evidence) assert.equal(e.label, "Not Enough Information");
   },
 );
+
+test("a profile's dense set is added to an existing index once (serve/check --profile on the default index)", async () => {
+  const index = join(dir, "catch-up");
+  const spec = (name: string) => ({ name, encoder: fakeEncoder(`fake-${name}`), recipe: TITLE_AND_ABSTRACT });
+  const a = spec("builtin-like");
+  await ingest(join(dir, "corpus.jsonl"), index, { vectors: [a] });
+  const b = spec("dense");
+  const open = async () => ({ specs: [a, b, spec("not-in-index")], close: async () => {} });
+  let said = -1;
+  assert.equal(await addVectorSets(index, ["dense"], open, (docs) => (said = docs)), true);
+  assert.equal(said, 8);
+  const m = readManifest(index);
+  assert.deepEqual(Object.keys(m.vectors).sort(), ["builtin-like", "dense"]);
+  assert.equal(m.vectors.dense.docs, 8);
+  assert.equal(m.committed.docs, 8);
+  // Whole now: nothing is opened or embedded again.
+  const calls = b.encoder.calls.length;
+  assert.equal(await addVectorSets(index, ["dense"], open), false);
+  assert.equal(b.encoder.calls.length, calls);
+});

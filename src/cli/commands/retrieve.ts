@@ -47,7 +47,7 @@ export function register(program: Command): void {
           }
         }
         if (ok.length === 0) throw new DataError(opts.claims, "no claim can be searched");
-        const { retriever, close } = await openRetriever(await indexWithProgress(opts.index), {
+        const { retriever, close } = await openRetriever(await indexWithProgress(opts.index, retrieval), {
           model: opts.rerank ? opts.model : null,
           retrieval,
         });

@@ -75,7 +75,7 @@ export function register(program: Command): void {
       const narratives = await readNarrativesConfig(opts.config);
       const profile = opts.config ? profileInfo(opts.config) : null;
       // The primary builds the default index (with its progress bar) before the workers open it.
-      const index = await indexWithProgress(opts.index);
+      const index = await indexWithProgress(opts.index, retrieval);
       if (workers > 1 && !isClusterWorker()) process.exit(await runPrimary(workers));
       const pipeline = await openPipeline({ index, fast: opts.fast, verifier, retrieval, narratives });
       // The encoder loads on first use; one check now keeps that second or more off the first user's request.
