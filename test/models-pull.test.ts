@@ -307,6 +307,10 @@ test("CLI: a missing model stops check --profile with the pull command (2); 404 
   const bad = await fails(["models", "pull", "not-a-profile-or-repo"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /neither a shipped profile/);
+  // A relative profile path looks like OWNER/NAME; it is read as the profile it is.
+  const noModels = await fails(["models", "pull", "profiles/narratives-chat.json"]);
+  assert.equal(noModels.code, 2);
+  assert.match(noModels.stderr, /narratives-chat\.json: the profile names no hub models/);
 });
 
 test(

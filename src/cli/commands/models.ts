@@ -2,7 +2,7 @@
  * `climatecheck models pull|list`: pretrained ONNX models from the model hub into the local cache
  * ($CLIMATECHECK_HOME/models), by repository or by the profile that names them (see docs/models.md).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { HUB_BASE_URL, HUB_REVISION, hubToken, PullError } from "../../data/download.ts";
 import { DataError } from "../../data/errors.ts";
@@ -46,13 +46,15 @@ export function wantedModels(targets: string[], revision: string, dtype: OnnxDty
   for (const t of targets) {
     const at = t.lastIndexOf("@");
     const repo = at > 0 ? t.slice(0, at) : t;
-    if (REPO_ID.test(repo)) {
+    // A file (profiles/x.json) can look like OWNER/NAME: a .json name or an existing file is a profile.
+    const isFile = t.endsWith(".json") || existsSync(t);
+    if (!isFile && REPO_ID.test(repo)) {
       const rev = at > 0 ? t.slice(at + 1) : revision;
       if (rev === "") throw new DataError(t, "empty revision after @");
       add(repo, rev, dtype);
       continue;
     }
-    if (t.includes("/") && !t.endsWith(".json"))
+    if (t.includes("/") && !isFile)
       throw new DataError(t, "not a hub repository OWNER/NAME[@REVISION] nor a profile file (.json)");
     const file = profileFile(t);
     const refs = modelRefs(readJson(file), file);
