@@ -7,6 +7,7 @@ import {
   AbstractRecordSchema,
   CheckRequest,
   CheckResultSchema,
+  HealthResponse,
   NarrativesResponse,
   PairVerdictSchema,
 } from "../src/server/schemas.ts";
@@ -213,8 +214,21 @@ test("GET /healthz, /openapi.json (3.1, schemas from zod), the page, and 404 for
     in_flight: 0,
     pid: process.pid,
     corpus: { name: "corpus.jsonl", abstracts: 8, builtin: false, note: null },
+    profile: null,
   });
   assert.ok(memory.rss_mb > 0 && memory.heap_used_mb > 0 && Number.isInteger(memory.major_gcs));
+  // serve --profile: the profile's name and hub models, as the Health schema describes them.
+  const profile = {
+    name: "light-cpu",
+    models: [
+      { stage: "verification", repo: "Xenova/nli-deberta-v3-xsmall", revision: "09d5f42", dtype: "q8" },
+    ],
+  };
+  const withProfile = (await (
+    await createApp(t.pipeline, { log: () => {}, profile }).request("/healthz")
+  ).json()) as { profile: unknown };
+  assert.deepEqual(withProfile.profile, profile);
+  assert.ok(HealthResponse.safeParse(withProfile).success);
 
   const res = await app.request("/openapi.json");
   assert.equal(res.status, 200);

@@ -336,7 +336,8 @@ async function showCorpus() {
   try {
     const res = await fetch("/healthz");
     if (!res.ok) return;
-    const { corpus } = await res.json();
+    const { corpus, profile } = await res.json();
+    showModels(profile);
     if (!corpus) return;
     const box = $("corpus");
     box.textContent = `Searching ${corpus.abstracts.toLocaleString("en")} abstracts: ${corpus.name}.`;
@@ -345,6 +346,14 @@ async function showCorpus() {
   } catch {
     // The page works without it.
   }
+}
+/** The profile's models (serve --profile), one per stage: which pretrained models produce what the page shows. */
+function showModels(profile) {
+  if (!profile) return;
+  const box = $("models");
+  const list = profile.models.map((m) => `${m.repo}@${m.revision.slice(0, 7)} (${m.stage})`);
+  box.textContent = `Profile ${profile.name}${list.length ? `: ${list.join(", ")}` : ""}.`;
+  box.hidden = false;
 }
 showCorpus();
 

@@ -5,7 +5,9 @@
  */
 import cliProgress from "cli-progress";
 import { BUILTIN_CORPUS } from "../data/builtin-corpus.ts";
-import { type DefaultIndexProgress, ensureDefaultIndex } from "../pipeline/default-index.ts";
+import { addVectorSets, type DefaultIndexProgress, ensureDefaultIndex } from "../pipeline/default-index.ts";
+import { openByoRetrieval, type RetrievalConfig } from "../retrieval/byo.ts";
+import { openEncoders } from "../retrieval/encoders.ts";
 
 export interface IngestReporter {
   /** `line`: the corpus line (or Parquet row) reached, of `total` when known; `added`: abstracts indexed. */
@@ -81,8 +83,43 @@ export function ingestReporter(
   };
 }
 
-export async function indexWithProgress(index?: string): Promise<string> {
+/**
+ * `--index`, else the default index (built first, with progress). With a profile whose retrieval has a dense model,
+ * the default index gets that model's vector set first when it lacks it (embedded with progress), so `serve
+ * --profile NAME` runs without a separate ingest.
+ */
+export async function indexWithProgress(index?: string, retrieval?: RetrievalConfig): Promise<string> {
   if (index) return index;
+  const dir = await buildDefaultIndex();
+  if (retrieval?.backend === "onnx" && retrieval.dense) {
+    const name = retrieval.dense.name ?? "dense";
+    await addVectorSets(
+      dir,
+      [name],
+      async () => {
+        const byo = await openByoRetrieval(retrieval, true);
+        const builtin = await openEncoders({ workers: 2 }).catch(async (e) => {
+          await byo.close();
+          throw e;
+        });
+        return {
+          specs: [...builtin.specs, ...byo.specs],
+          close: async () => {
+            await builtin.close();
+            await byo.close();
+          },
+        };
+      },
+      (docs) =>
+        process.stderr.write(
+          `embedding the default index's ${docs} abstracts with the profile's dense model (vector set ${name}), once; an interruption resumes\n`,
+        ),
+    );
+  }
+  return dir;
+}
+
+async function buildDefaultIndex(): Promise<string> {
   let reporter: IngestReporter | undefined;
   let step = 0;
   const onProgress = (p: DefaultIndexProgress) => {

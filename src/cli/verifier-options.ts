@@ -1,6 +1,7 @@
 /** The verifier flags shared by every command that verifies pairs (verify, check, predict, serve, evaluate --ev2r). */
 import type { Command } from "commander";
 import { BACKENDS } from "../verification/config.ts";
+import { addProfileOption } from "./profile-option.ts";
 
 export interface VerifierFlags {
   backend?: string;
@@ -8,9 +9,9 @@ export interface VerifierFlags {
   modelDir?: string;
 }
 
-/** Adds `--backend`, `--config` and `--model-dir`; `scope` prefixes the help text (e.g. "task 1: "). */
+/** Adds `--backend`, `--config`, `--profile` and `--model-dir`; `scope` prefixes the help text (e.g. "task 1: "). */
 export function addVerifierOptions(command: Command, scope = ""): Command {
-  return command
+  return addProfileOption(command)
     .option(
       "--backend <name>",
       `${scope}verifier backend (${BACKENDS.join(", ")}); default: the config's, else builtin`,

@@ -1,6 +1,7 @@
 /** Reads a JSON config file checked against a zod schema: the whole file, or one named section of it. */
 import { readFile } from "node:fs/promises";
 import type { z } from "zod";
+import { resolveModelRefs } from "../models/profile.ts";
 import { DataError } from "./errors.ts";
 
 /** The stage sections of a profile (profiles/*.json); a profile may leave any of them out. */
@@ -28,11 +29,13 @@ export async function readJsonConfig<S extends z.ZodType>(
   const isProfile = PROFILE_SECTIONS.some((s) => record?.[s] !== undefined);
   if (fallback !== undefined && (isProfile || only) && record?.[section] === undefined) return fallback;
   // A project-wide config may keep each part's settings under its own key.
-  const part = record?.[section] ?? value;
+  const inSection = record?.[section] !== undefined;
+  // Models named by hub repository become their folders in the local cache (or stop with the pull command).
+  const part = resolveModelRefs(record?.[section] ?? value, path, inSection ? section : "");
   const parsed = schema.safeParse(part);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = [...(record?.[section] !== undefined ? [section] : []), ...(issue?.path ?? [])];
+    const field = [...(inSection ? [section] : []), ...(issue?.path ?? [])];
     throw new DataError(path, issue?.message ?? `invalid ${section} config`, {
       field: field.join(".") || undefined,
     });

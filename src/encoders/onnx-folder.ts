@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError } from "../data/errors.ts";
+import { modelLabel } from "../models/cache.ts";
 
 /** The optional package every ONNX stage runs on; not installed by `npm ci` (see docs/cli.md, verify, "onnx"). */
 export const TRANSFORMERS_PACKAGE = "@huggingface/transformers";
@@ -35,6 +36,19 @@ export async function loadTransformers(
   }
 }
 
+/** Whether the optional package can be imported here (without loading it). */
+export function transformersInstalled(specifier: string = TRANSFORMERS_PACKAGE): boolean {
+  try {
+    import.meta.resolve(specifier);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The command that adds the optional package. */
+export const TRANSFORMERS_INSTALL = `npm install --no-save ${TRANSFORMERS_PACKAGE}@${TRANSFORMERS_VERSION}`;
+
 /** A tensor as the package returns it. */
 export interface OnnxTensor {
   dims: number[];
@@ -58,6 +72,8 @@ export const ONNX_DTYPES = ["fp32", "fp16", "q8", "int8", "uint8", "q4"] as cons
 
 export interface OpenedOnnx {
   dir: string;
+  /** How backend names call it: REPO@COMMIT7 for a pulled model, else the folder's name. */
+  label: string;
   tokenizer: OnnxTokenizer;
   model: OnnxModel;
 }
@@ -98,7 +114,7 @@ export async function openOnnxFolder(
     "model",
     t[head].from_pretrained(dir, { local_files_only: true, device: "cpu", dtype, subfolder }),
   );
-  return { dir, tokenizer, model };
+  return { dir, label: modelLabel(dir), tokenizer, model };
 }
 
 /** Indices of `texts` sorted by length: a batch pads to its longest text, so like lengths batch together. */

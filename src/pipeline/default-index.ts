@@ -184,3 +184,36 @@ export async function ensureDefaultIndex(
     await rm(lockFile, { force: true });
   }
 }
+
+/**
+ * Vector sets added to an existing index (a profile's dense model on the default index built without it): the
+ * index's first corpus is ingested again with the sets it has plus `names`, which backfills the missing ones over the
+ * docs already there (ingest skips ids it holds). Returns false, doing nothing, when every set is there whole, or
+ * when the corpus file is gone (the retriever then names the ingest command to run).
+ */
+export async function addVectorSets(
+  dir: string,
+  names: string[],
+  openVectors: () => Promise<{ specs: VectorSpec[]; close(): Promise<void> }>,
+  /** Said before the (long) embedding starts: how many docs. */
+  onStart?: (docs: number) => void,
+): Promise<boolean> {
+  const m = readManifest(dir);
+  const behind = names.some((n) => (m.vectors[n]?.docs ?? -1) < m.committed.docs);
+  const corpus = m.sources[0]?.path;
+  if (!behind || !corpus || !existsSync(corpus)) return false;
+  const vectors = await openVectors();
+  onStart?.(m.committed.docs);
+  try {
+    // Only the sets the index has, and the new ones: ingest refuses a set left out or one added by accident.
+    const specs = vectors.specs.filter((s) => s.name in m.vectors || names.includes(s.name));
+    await ingest(corpus, dir, {
+      format: "auto",
+      vectors: specs,
+      onSkip: () => {},
+    });
+  } finally {
+    await vectors.close();
+  }
+  return true;
+}

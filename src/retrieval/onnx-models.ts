@@ -4,7 +4,6 @@
  * L2-normalised, with query/passage prefixes such as e5's "query: "/"passage: ") and cross-encoders that score
  * (claim, abstract) pairs (MiniLM, bge-reranker: one logit per pair).
  */
-import { basename } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { byLength, type OnnxDtype, type OnnxTensor, openOnnxFolder } from "../encoders/onnx-folder.ts";
 import { normalizeInPlace } from "../encoders/vector.ts";
@@ -66,7 +65,7 @@ export function pool(
 
 export async function openOnnxEmbedder(options: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
   const { pooling = "mean", normalize = true, maxLength = 512, batchSize = 32, dtype = "fp32" } = options;
-  const { dir, tokenizer, model } = await openOnnxFolder(options.modelDir, STAGE, "AutoModel", dtype);
+  const { dir, label, tokenizer, model } = await openOnnxFolder(options.modelDir, STAGE, "AutoModel", dtype);
   const run = async (texts: string[]): Promise<Float32Array[]> => {
     const encoded = tokenizer(texts, { padding: true, truncation: true, max_length: maxLength }) as {
       attention_mask: { data: ArrayLike<bigint | number> };
@@ -94,7 +93,7 @@ export async function openOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
   }
   const dim = probe[0].length;
   return {
-    name: `onnx:${basename(dir)}/${pooling}${normalize ? "+norm" : ""}/${maxLength}`,
+    name: `onnx:${label}/${pooling}${normalize ? "+norm" : ""}/${maxLength}`,
     dim,
     queryPrefix: options.queryPrefix ?? "",
     passagePrefix: options.passagePrefix ?? "",
@@ -135,7 +134,7 @@ export interface PairScorer {
 export async function openCrossEncoder(options: CrossEncoderOptions): Promise<PairScorer> {
   const { maxLength = 512, batchSize = 16, dtype = "fp32" } = options;
   const stage = "retrieval (re-ranking)";
-  const { dir, tokenizer, model } = await openOnnxFolder(
+  const { dir, label, tokenizer, model } = await openOnnxFolder(
     options.modelDir,
     stage,
     "AutoModelForSequenceClassification",
@@ -161,7 +160,7 @@ export async function openCrossEncoder(options: CrossEncoderOptions): Promise<Pa
     throw e;
   }
   return {
-    name: `onnx:${basename(dir)}`,
+    name: `onnx:${label}`,
     async score(query, passages) {
       const order = byLength(passages);
       const out: number[] = new Array(passages.length);

@@ -12,6 +12,7 @@ import type { z } from "zod";
 import { corpusOf } from "../data/builtin-corpus.ts";
 import { DataError, ServiceError } from "../data/errors.ts";
 import { decodeUtf8Strict } from "../data/utf8.ts";
+import type { ProfileInfo } from "../models/profile.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
 import { createGate } from "./gate.ts";
 import { memoryReport, watchGc } from "./memory.ts";
@@ -42,6 +43,8 @@ export interface AppOptions {
   version?: string;
   /** Origin allowed to call the API from a browser (`*` for any); none by default (same-origin only). */
   cors?: string;
+  /** The profile the pipeline was loaded with (`--profile`/`--config`) and the hub models it names; shown in /healthz. */
+  profile?: ProfileInfo | null;
 }
 
 /** The API's routes and their methods: any other method on these paths gets 405 with `Allow`. */
@@ -203,6 +206,7 @@ export function createApp(pipeline: Pipeline, options: AppOptions = {}): Hono {
       in_flight: gate.inFlight,
       pid: process.pid,
       corpus,
+      profile: options.profile ?? null,
       memory: memoryReport(),
     }),
   );

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { CorpusInfo } from "../data/builtin-corpus.ts";
+import type { ProfileInfo } from "../models/profile.ts";
 import { DEFAULT_K, MAX_K } from "../pipeline/pipeline.ts";
 import type { AbstractRecord, CheckResult, NarrativeHit, PairVerdict } from "../pipeline/result.ts";
 import { MAX_CLAIM_CHARS } from "../retrieval/retriever.ts";
@@ -184,6 +185,17 @@ export const HealthResponse = z.strictObject({
       note: z.string().nullable(),
     })
     .describe("What the index holds; for the built-in demo corpus, `note` says how to load the real one."),
+  profile: z
+    .strictObject({
+      name: z.string(),
+      models: z.array(
+        z.strictObject({ stage: z.string(), repo: z.string(), revision: z.string(), dtype: z.string() }),
+      ),
+    })
+    .nullable()
+    .describe(
+      "The profile loaded (serve --profile/--config): its name and each hub model it names (where in the profile, repository, revision, ONNX dtype); null without one.",
+    ),
   memory: z.strictObject({
     rss_mb: z.number(),
     heap_used_mb: z.number(),
@@ -206,7 +218,8 @@ const same: [
   Same<z.infer<typeof AbstractRecordSchema>, AbstractRecord>,
   Same<z.infer<typeof HealthResponse>["memory"], MemoryReport>,
   Same<z.infer<typeof HealthResponse>["corpus"], CorpusInfo>,
-] = [true, true, true, true, true, true];
+  Same<z.infer<typeof HealthResponse>["profile"], ProfileInfo | null>,
+] = [true, true, true, true, true, true, true];
 void same;
 
 /** The first problem of a failed parse as one line: `field: message`, quoting at most MAX_ECHO_CHARS of input. */

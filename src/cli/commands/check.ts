@@ -83,7 +83,7 @@ export function register(program: Command): void {
       const verifier = await resolveVerifierConfig(opts);
       const retrieval = await readRetrievalConfig(opts.config);
       const narratives = await readNarrativesConfig(opts.config);
-      const index = await indexWithProgress(opts.index);
+      const index = await indexWithProgress(opts.index, retrieval);
       const pipeline = await openPipeline({ index, fast: opts.fast, verifier, retrieval, narratives });
       try {
         const result = await pipeline.check(claim, { k });

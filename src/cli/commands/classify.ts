@@ -12,6 +12,7 @@ import {
   readNarrativeModel,
 } from "../../narratives/classifier.ts";
 import { openNarrativesBackend, readNarrativesConfig } from "../../narratives/config.ts";
+import { addProfileOption } from "../profile-option.ts";
 
 export interface ClassifyOptions {
   claims: string;
@@ -76,8 +77,7 @@ function roundAll(p: Record<string, number>): Record<string, number> {
 }
 
 export function register(program: Command): void {
-  program
-    .command("classify")
+  addProfileOption(program.command("classify"))
     .description(
       "Predict the CARDS narratives of claims (task 2): claim_id,narrative with codes joined by ';'",
     )

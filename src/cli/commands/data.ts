@@ -1,10 +1,10 @@
 /** `climatecheck data pull`: the official ClimateCheck 2026 claims and corpus from the dataset hub. */
 import { join } from "node:path";
-import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { readClaims, readCorpus } from "../../data/climatecheck.ts";
 import { homeDir } from "../../data/paths.ts";
 import { DATASETS, HUB_BASE_URL, HUB_REVISION, PullError, pullData } from "../../data/pull.ts";
+import { downloadProgress } from "../download-progress.ts";
 
 export const defaultDataDir = (): string => join(homeDir(), "data");
 
@@ -35,49 +35,14 @@ export function register(program: Command): void {
     .option("--base-url <url>", "dataset hub", HUB_BASE_URL)
     .option("--revision <rev>", "dataset revision (branch, tag or commit)", HUB_REVISION)
     .action(async (opts: { dir: string; baseUrl: string; revision: string }) => {
-      const tty = process.stderr.isTTY === true;
-      const bar = tty
-        ? new cliProgress.SingleBar(
-            {
-              format:
-                "{file} |{bar}| {percentage}% · {value_mb}/{total_mb} MB · {speed} MB/s · ETA {eta_formatted}",
-              stream: process.stderr,
-            },
-            cliProgress.Presets.shades_classic,
-          )
-        : undefined;
-      let current = "";
-      let t0 = 0;
-      let b0 = 0;
-      const mb = (b: number) => (b / 2 ** 20).toFixed(1);
+      const progress = downloadProgress();
       try {
         const r = await pullData({
           dir: opts.dir,
           baseUrl: opts.baseUrl,
           revision: opts.revision,
-          onProgress: (p) => {
-            if (!bar) return;
-            const total = p.size ?? p.bytes;
-            if (p.file !== current) {
-              bar.stop();
-              current = p.file;
-              t0 = Date.now();
-              b0 = p.bytes;
-              bar.start(total, p.bytes, {
-                file: p.file,
-                value_mb: mb(p.bytes),
-                total_mb: mb(total),
-                speed: "-",
-              });
-            }
-            const speed = (p.bytes - b0) / 2 ** 20 / Math.max((Date.now() - t0) / 1000, 1e-3);
-            bar.update(p.bytes, { value_mb: mb(p.bytes), speed: speed.toFixed(1) });
-          },
-          onFile: (local, status) => {
-            bar?.stop();
-            current = "";
-            process.stderr.write(`${status === "present" ? "already here" : "downloaded"}: ${local}\n`);
-          },
+          onProgress: progress.onProgress,
+          onFile: progress.onFile,
         });
         for (const line of await checkPulled(opts.dir, [...r.present, ...r.downloaded]))
           process.stderr.write(`${line}\n`);
@@ -85,7 +50,7 @@ export function register(program: Command): void {
           `${r.downloaded.length} downloaded, ${r.present.length} already here; checksums in ${join(opts.dir, "manifest.json")}\n`,
         );
       } catch (e) {
-        bar?.stop();
+        progress.stop();
         if (!(e instanceof PullError)) throw e;
         process.stderr.write(`climatecheck: ${e.message}\n`);
         process.exitCode = 1;

@@ -5,6 +5,7 @@ import { register as classify } from "./classify.ts";
 import { register as data } from "./data.ts";
 import { register as evaluate } from "./evaluate.ts";
 import { register as ingest } from "./ingest.ts";
+import { register as models } from "./models.ts";
 import { register as predict } from "./predict.ts";
 import { register as queue } from "./queue.ts";
 import { register as retrieve } from "./retrieve.ts";
@@ -18,6 +19,7 @@ export function registerCommands(program: Command): void {
   data(program);
   evaluate(program);
   ingest(program);
+  models(program);
   predict(program);
   queue(program);
   retrieve(program);

@@ -12,6 +12,7 @@ import { defaultIndexDir } from "../../pipeline/default-index.ts";
 import { openByoRetrieval, readRetrievalConfig } from "../../retrieval/byo.ts";
 import { openEncoders } from "../../retrieval/encoders.ts";
 import { ingestReporter } from "../index-progress.ts";
+import { addProfileOption } from "../profile-option.ts";
 
 /** Another corpus ingested into an index that holds only the built-in demo corpus replaces it (not mixed in). */
 async function replaceBuiltin(index: string, corpus: string): Promise<void> {
@@ -23,8 +24,7 @@ async function replaceBuiltin(index: string, corpus: string): Promise<void> {
 }
 
 export function register(program: Command): void {
-  program
-    .command("ingest")
+  addProfileOption(program.command("ingest"))
     .description("Index a corpus (BM25 over title and abstract, dense vectors); resumes an interrupted run")
     .argument("<corpus>", "corpus file (.parquet, .jsonl, .csv, optionally .gz)")
     .option(

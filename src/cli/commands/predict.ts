@@ -33,7 +33,7 @@ export const TASKS: Record<number, (o: PredictOptions) => Promise<string>> = {
         task: 1,
         claims: o.claims,
         out: o.out,
-        index: await indexWithProgress(o.index),
+        index: await indexWithProgress(o.index, retrieval),
         k: o.k,
         verifier,
         retrieval,

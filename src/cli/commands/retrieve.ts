@@ -7,10 +7,10 @@ import { openRetriever } from "../../retrieval/load.ts";
 import { checkClaim } from "../../retrieval/retriever.ts";
 import type { Claim } from "../../types.ts";
 import { indexWithProgress } from "../index-progress.ts";
+import { addProfileOption } from "../profile-option.ts";
 
 export function register(program: Command): void {
-  program
-    .command("retrieve")
+  addProfileOption(program.command("retrieve"))
     .description("Rank abstracts for each claim (task 1.1) and write task 1 predictions")
     .requiredOption("--claims <file>", "claims file (claim_id, claim)")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
@@ -47,7 +47,7 @@ export function register(program: Command): void {
           }
         }
         if (ok.length === 0) throw new DataError(opts.claims, "no claim can be searched");
-        const { retriever, close } = await openRetriever(await indexWithProgress(opts.index), {
+        const { retriever, close } = await openRetriever(await indexWithProgress(opts.index, retrieval), {
           model: opts.rerank ? opts.model : null,
           retrieval,
         });

@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { corpusOf } from "../../data/builtin-corpus.ts";
+import { profileInfo } from "../../models/profile.ts";
 import { readNarrativesConfig } from "../../narratives/config.ts";
 import { openPipeline } from "../../pipeline/pipeline.ts";
 import { readRetrievalConfig } from "../../retrieval/byo.ts";
@@ -72,8 +73,9 @@ export function register(program: Command): void {
       const verifier = await resolveVerifierConfig(opts);
       const retrieval = await readRetrievalConfig(opts.config);
       const narratives = await readNarrativesConfig(opts.config);
+      const profile = opts.config ? profileInfo(opts.config) : null;
       // The primary builds the default index (with its progress bar) before the workers open it.
-      const index = await indexWithProgress(opts.index);
+      const index = await indexWithProgress(opts.index, retrieval);
       if (workers > 1 && !isClusterWorker()) process.exit(await runPrimary(workers));
       const pipeline = await openPipeline({ index, fast: opts.fast, verifier, retrieval, narratives });
       // The encoder loads on first use; one check now keeps that second or more off the first user's request.
@@ -86,6 +88,7 @@ export function register(program: Command): void {
         maxInFlight,
         timeoutMs,
         cors: opts.cors,
+        profile,
       }).catch(async (e: NodeJS.ErrnoException) => {
         await pipeline.close();
         if (e.code !== "EADDRINUSE" && e.code !== "EACCES" && e.code !== "EADDRNOTAVAIL") throw e;
@@ -101,6 +104,7 @@ export function register(program: Command): void {
         retrieval: pipeline.retrieval,
         verifier: pipeline.verifierName,
         backends: pipeline.backends,
+        profile,
       };
       if (isClusterWorker()) reportListening(info);
       else process.stderr.write(`${JSON.stringify({ level: "info", msg: "listening", ...info })}\n`);

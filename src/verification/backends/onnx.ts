@@ -4,7 +4,7 @@
  * downloaded. The folder holds config.json (with id2label), tokenizer.json, tokenizer_config.json and the ONNX file
  * in onnx/ (transformers.js layout) or at the top (Optimum layout).
  */
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { DataError } from "../../data/errors.ts";
 import { type OnnxDtype, openOnnxFolder } from "../../encoders/onnx-folder.ts";
 import {
@@ -43,7 +43,7 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
     dtype = "fp32",
     minConfidence = 0,
   } = options;
-  const { tokenizer, model, dir } = await openOnnxFolder(
+  const { tokenizer, model, dir, label } = await openOnnxFolder(
     options.modelDir,
     "verification (onnx)",
     "AutoModelForSequenceClassification",
@@ -104,7 +104,7 @@ export async function openOnnxVerifier(options: OnnxVerifierOptions): Promise<Ve
       return aggregateSentences(probs.slice(next - s.length, next), minConfidence);
     });
   };
-  return makeVerifier(`onnx:${basename(dir)}`, verifyPairs, async () => {
+  return makeVerifier(`onnx:${label}`, verifyPairs, async () => {
     await model.dispose();
   });
 }
