@@ -17,7 +17,13 @@ import { hashUnit } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
 import type { ClaimNarrativeJson } from "./claim-narrative.ts";
-import { climateFeverExamples, type SourcedExample, sciFactExamples, splitByClaim } from "./examples.ts";
+import {
+  climateFeverExamples,
+  type Source,
+  type SourcedExample,
+  sciFactExamples,
+  splitByClaim,
+} from "./examples.ts";
 import {
   ALL_FAMILIES,
   type CandidateScore,
@@ -44,6 +50,7 @@ import {
   type VerificationModel,
   type VerificationModelJson,
 } from "./model.ts";
+import { loadOwnData } from "./own-data.ts";
 import { fitPairVectorizer, fitTfidfPairLR, pairTfidfDim, pairTfidfFeatures } from "./tfidf-pair.ts";
 import type { Verdict } from "./verifier.ts";
 
@@ -52,17 +59,29 @@ export interface VerificationData {
   dev: SourcedExample[];
 }
 
-/** SciFact (1 similar non-evidence abstract per claim as extra NEI) and Climate-FEVER, split by claim id. */
-export async function loadVerificationData(dir?: string): Promise<VerificationData> {
+/**
+ * SciFact (1 similar non-evidence abstract per claim as extra NEI) and Climate-FEVER, split by claim id, then our
+ * own pairs (own-data.ts: judged train claims and written claims to train, judged dev claims to score) unless
+ * `ownDir` is false. `ownDir` is the folder holding judged/ and abstract-claims/ (default the repository's data/).
+ */
+export async function loadVerificationData(dir?: string, ownDir?: string | false): Promise<VerificationData> {
   const f = trainingFiles(dir);
-  const [corpus, claims, fever] = await Promise.all([
+  const [corpus, claims, fever, own] = await Promise.all([
     readSciFactCorpus(f.scifactCorpus),
     readSciFactClaims(f.scifactClaims),
     readClimateFever(f.climateFever),
+    ownDir === false ? { train: [], dev: [] } : loadOwnData(ownDir),
   ]);
   const all = [...sciFactExamples(claims, corpus, { similarNei: 1 }), ...climateFeverExamples(fever)];
-  return dropLeaks(splitByClaim(all));
+  const split = dropLeaks(splitByClaim(all));
+  return { train: [...split.train, ...own.train], dev: [...split.dev, ...own.dev] };
 }
+
+/**
+ * Weight of each source's pairs in the pair model fits (1 when absent); 0 leaves a source out of the pair fit,
+ * its calibration and its decision tuning. build.ts chooses the weight of our own pairs by cross-validation.
+ */
+export const SOURCE_WEIGHTS: Readonly<Partial<Record<Source, number>>> = { own: 2 };
 
 const claimKey = (claim: string) => claim.toLowerCase().replace(/\W+/g, " ").trim();
 
@@ -102,6 +121,8 @@ export interface TrainOptions {
   neiSupportsPenalty?: number;
   /** Weight of Refutes F1 added to that objective (default 0.25). */
   refutesBonus?: number;
+  /** Sample weight of each source's pairs in the pair model fits (default SOURCE_WEIGHTS). */
+  sourceWeights?: Partial<Record<Source, number>>;
   /**
    * Per training example, its claim's P(narrative) from a narratives gate that did not see the claim
    * (claim-narrative.ts outOfFoldClaimNarrative); needed for the "narrative" pair group.
@@ -127,6 +148,8 @@ export interface CalibrationReport {
   oofF1: Record<Kind, number>;
   /** Selector: share of gold rationale sentences among the candidates (SciFact train evidence pairs). */
   selectorRecall: number;
+  /** Out-of-fold label of every train pair (the shown argmax), for per-source cross-validation figures. */
+  oofLabels: Label[];
 }
 
 const labelIndex = (l: Label) => LABELS.indexOf(l);
@@ -217,6 +240,8 @@ export interface RefitOptions {
   sharedKinds?: boolean;
   /** The direction check at inference (model.ts contrastGuard); default on, off for its ablation. */
   contrastGuard?: boolean;
+  /** Sample weight of each source's pairs in the pair fits (default the training options'). */
+  sourceWeights?: Partial<Record<Source, number>>;
 }
 
 export interface TrainedVerification {
@@ -256,8 +281,9 @@ export async function trainVerificationModel(
   // 1. Selector: is a sentence a rationale? (SciFact evidence abstracts, the only multi-sentence gold).
   const selX: Float32Array[] = [];
   const selY: number[] = [];
+  // Rationale sentences of multi-sentence abstracts: SciFact's and our own deciding sentences.
   train.forEach((e, i) => {
-    if (e.source !== "scifact" || e.label === NEI) return;
+    if (e.source === "climate-fever" || e.label === NEI || e.rationale.length === 0) return;
     const rationale = new Set(e.rationale);
     lexical[i].forEach((x, s) => {
       selX.push(Float32Array.from(x));
@@ -372,7 +398,7 @@ export async function trainVerificationModel(
     KINDS.map((k) => [k, train.flatMap((e, i) => (kindOf(e.sentences.length) === k ? [i] : []))]),
   );
   type PairStage = ReturnType<typeof fitPairPart>;
-  const fitPairPart = (groups: readonly PairGroup[], idx: readonly number[]) => {
+  const fitPairPart = (groups: readonly PairGroup[], idx: readonly number[], sampleW: readonly number[]) => {
     const raw = idx.map((i) =>
       pairFeatures(families, groups, {
         candidates: oofCandidates[i],
@@ -389,8 +415,14 @@ export async function trainVerificationModel(
         rows.map((r) => X[r]),
         rows.map((r) => pairY[idx[r]]),
         pairDim(families, groups),
-        // Unweighted: the tuned decision weights trade the classes off for weighted F1 instead.
-        { kind: "multinomial", classes: 3, l2: pairL2, maxIter: 300 },
+        // No class weights: the tuned decision weights trade the classes off for weighted F1 instead.
+        {
+          kind: "multinomial",
+          classes: 3,
+          l2: pairL2,
+          maxIter: 300,
+          sampleWeights: rows.map((r) => sampleW[idx[r]]),
+        },
       );
     const oofLogits = new Map<number, Float32Array>();
     for (const split of claimFolds(
@@ -400,10 +432,10 @@ export async function trainVerificationModel(
       const m = fit(split.fit);
       for (const r of split.held) oofLogits.set(idx[r], m.decision(X[r]));
     }
-    const logits = idx.map((i) => oofLogits.get(i) as Float32Array);
+    const weighted = idx.filter((i) => sampleW[i] > 0);
     const temperature = fitTemperature(
-      logits,
-      idx.map((i) => pairY[i]),
+      weighted.map((i) => oofLogits.get(i) as Float32Array),
+      weighted.map((i) => pairY[i]),
     );
     return {
       standardiser,
@@ -426,6 +458,8 @@ export async function trainVerificationModel(
         "refit: the narrative group needs options.claimNarrative (every example) and narrativeGate",
       );
     const penalty = o.neiSupportsPenalty ?? options.neiSupportsPenalty ?? 2;
+    const sourceWeights = o.sourceWeights ?? options.sourceWeights ?? SOURCE_WEIGHTS;
+    const sampleW = train.map((e) => sourceWeights[e.source] ?? 1);
     const refutesBonus = o.refutesBonus ?? options.refutesBonus ?? 0.25;
     // A kind with too few pairs (or a label missing) shares a model fitted on all pairs.
     const tooFew = (idx: readonly number[]) =>
@@ -435,18 +469,21 @@ export async function trainVerificationModel(
       ? fitPairPart(
           groups,
           train.map((_, i) => i),
+          sampleW,
         )
       : undefined;
     const parts = {} as Record<Kind, PairPartJson>;
     const oofF1 = {} as Record<Kind, number>;
     const before: { p: number[]; y: number }[] = [];
+    const oofLabels: Label[] = new Array(train.length);
     const scaled: { p: number[]; y: number }[] = [];
     const after: { p: number[]; y: number }[] = [];
     for (const kind of KINDS) {
       const own = kindIdx.get(kind) ?? [];
-      const part = !o.sharedKinds && !tooFew(own) ? fitPairPart(groups, own) : (shared as PairStage);
-      // Decisions and calibration are tuned on the kind's own pairs, or on all when it has too few.
-      const idx = tooFew(own) ? train.map((_, i) => i) : own;
+      const part = !o.sharedKinds && !tooFew(own) ? fitPairPart(groups, own, sampleW) : (shared as PairStage);
+      // Decisions and calibration are tuned on the kind's own pairs, or on all when it has too few; a source
+      // weighted 0 is left out of them too.
+      const idx = (tooFew(own) ? train.map((_, i) => i) : own).filter((i) => sampleW[i] > 0);
       const calibrated = idx.map((i) =>
         softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, part.temperature),
       );
@@ -477,6 +514,10 @@ export async function trainVerificationModel(
       idx.forEach((i, j) => {
         after.push({ p: shown[j], y: pairY[i] });
       });
+      // Every pair of the kind gets its out-of-fold label, weighted 0 or not (the temperature keeps the argmax).
+      for (const i of own)
+        oofLabels[i] =
+          LABELS[argmax(foldedLogits(part.oofLogits.get(i) as Float32Array, part.temperature, weights))];
       oofF1[kind] = weightedF1(
         shown.map((p) => LABELS[argmax(p)]),
         gold,
@@ -503,6 +544,7 @@ export async function trainVerificationModel(
       eceAfter: ece(after),
       oofF1,
       selectorRecall,
+      oofLabels,
     };
     log(
       `pair [${groups.join(", ")}]${o.sharedKinds ? " (shared kinds)" : ""}: ${KINDS.map((k) => `${k}: T ${parts[k].temperature.toFixed(3)}, weights ${parts[k].classWeights.join("/")}, folded T ${parts[k].foldedTemperature.toFixed(3)}, out-of-fold weighted F1 ${oofF1[k].toFixed(3)}`).join("; ")}; ECE ${calibration.eceBefore.toFixed(3)} -> ${calibration.eceAfter.toFixed(3)}`,
