@@ -10,7 +10,7 @@ import { DEFAULT_PAIR_GROUPS } from "./features.ts";
 import type { TrainedVerification } from "./train.ts";
 import { verificationF1 } from "./train.ts";
 
-export const OWN_WEIGHT_GRID = [0, 0.5, 1, 2, 4] as const;
+export const OWN_WEIGHT_GRID = [0, 0.05, 0.1, 0.2, 0.5, 1, 2, 4] as const;
 /** Largest out-of-fold weighted F1 drop allowed on SciFact or Climate-FEVER. */
 export const GUARD = 0.005;
 const SOURCES: Source[] = ["own", "scifact", "climate-fever"];
