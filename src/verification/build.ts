@@ -125,8 +125,9 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
 ## Method
 0. Steps 1-3 learn from SciFact and Climate-FEVER only (with our own pairs in them too, SciFact's and
    Climate-FEVER's out-of-fold weighted F1 fell about 0.04 whatever the weight of own pairs in the pair model); our
-   own pairs enter at step 4 (own pairs get their TF-IDF probabilities from the final TF-IDF model, which never saw
-   them).
+   own pairs enter at step 4 only, in the pair model's fit (they get their TF-IDF probabilities from the final
+   TF-IDF model, which never saw them); step 5's temperatures and decision weights are fitted on SciFact and
+   Climate-FEVER pairs only (our pairs outnumber SciFact's in the multi-sentence kind and moved its decision).
 1. Selector: binary logistic regression on lexical features (overlap, polarity, hedges, numbers, position) ranks
    the abstract sentences; its top ${model.candidates} are the rationale candidates (rationale recall of the
    candidates on SciFact train: ${f3(c.selectorRecall)}). The rationale shown is the top candidate plus any other
@@ -143,8 +144,7 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
    cues over all sentences).
    Own pairs weigh ${choice.chosen.own} in the pair model (sample weight; the others 1), chosen by cross-validation on train: the 5-fold
    out-of-fold predictions (folds by claim) of each weight tried; the best out-of-fold weighted F1 on own pairs among
-   the weights that keep SciFact's and Climate-FEVER's within ${GUARD} of their value without own pairs (weight 0,
-   which also leaves them out of calibration and decision tuning):
+   the weights that keep SciFact's and Climate-FEVER's within ${GUARD} of their value without own pairs (weight 0):
 
    | own weight | own out-of-fold F1 | SciFact | Climate-FEVER | within the guard |
    | --- | --- | --- | --- | --- |

@@ -78,10 +78,10 @@ export async function loadVerificationData(dir?: string, ownDir?: string | false
 }
 
 /**
- * Weight of each source's pairs in the pair model fits (1 when absent); 0 leaves a source out of the pair fit,
- * its calibration and its decision tuning. build.ts chooses the weight of our own pairs by cross-validation.
+ * Weight of each source's pairs in the pair model fits (1 when absent; 0 leaves a source out). build.ts chooses the
+ * weight of our own pairs by cross-validation (source-weights.ts); this default is its last choice (CARD.md).
  */
-export const SOURCE_WEIGHTS: Readonly<Partial<Record<Source, number>>> = { own: 2 };
+export const SOURCE_WEIGHTS: Readonly<Partial<Record<Source, number>>> = { own: 0.1 };
 
 const claimKey = (claim: string) => claim.toLowerCase().replace(/\W+/g, " ").trim();
 
@@ -494,9 +494,9 @@ export async function trainVerificationModel(
     for (const kind of KINDS) {
       const own = kindIdx.get(kind) ?? [];
       const part = !o.sharedKinds && !tooFew(own) ? fitPairPart(groups, own, sampleW) : (shared as PairStage);
-      // Decisions and calibration are tuned on the kind's own pairs, or on all when it has too few; a source
-      // weighted 0 is left out of them too.
-      const idx = (tooFew(own) ? train.map((_, i) => i) : own).filter((i) => sampleW[i] > 0);
+      // Decisions and calibration are tuned on the kind's own pairs, or on all when it has too few, of the sources
+      // the stack learns from: our pairs outnumber SciFact's in the kind and would move its decision.
+      const idx = (tooFew(own) ? train.map((_, i) => i) : own).filter((i) => stacked(train[i]));
       const calibrated = idx.map((i) =>
         softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, part.temperature),
       );
