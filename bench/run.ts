@@ -27,6 +27,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "byo-models": () => import("./byo-models.ts"),
   "narratives-tried": () => import("./narratives-tried.ts"),
   judged: () => import("./judged.ts"),
+  "verification-own": () => import("./verification-own.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

@@ -83,12 +83,17 @@ async function fingerprint(path: string): Promise<{ hash: string; bytes: number 
   return { hash: h.digest("hex"), bytes };
 }
 
-function toStored(a: CorpusAbstract): StoredDoc {
+/** An abstract's sentences as the index stores them (training on our own pairs splits them the same way). */
+export function storedSentences(a: Pick<CorpusAbstract, "abstract" | "sentences">): string[] {
   const sentences = a.sentences?.length ? a.sentences : splitSentences(a.abstract);
+  return sentences.length ? sentences : [a.abstract];
+}
+
+function toStored(a: CorpusAbstract): StoredDoc {
   const doc: StoredDoc = {
     id: a.id,
     abstract: a.abstract,
-    sentences: sentences.length ? sentences : [a.abstract],
+    sentences: storedSentences(a),
   };
   if (a.title) doc.title = a.title;
   if (a.doi) doc.doi = a.doi;

@@ -17,7 +17,13 @@ import { hashUnit } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
 import type { ClaimNarrativeJson } from "./claim-narrative.ts";
-import { climateFeverExamples, type SourcedExample, sciFactExamples, splitByClaim } from "./examples.ts";
+import {
+  climateFeverExamples,
+  type Source,
+  type SourcedExample,
+  sciFactExamples,
+  splitByClaim,
+} from "./examples.ts";
 import {
   ALL_FAMILIES,
   type CandidateScore,
@@ -44,6 +50,7 @@ import {
   type VerificationModel,
   type VerificationModelJson,
 } from "./model.ts";
+import { loadOwnData } from "./own-data.ts";
 import { fitPairVectorizer, fitTfidfPairLR, pairTfidfDim, pairTfidfFeatures } from "./tfidf-pair.ts";
 import type { Verdict } from "./verifier.ts";
 
@@ -52,17 +59,29 @@ export interface VerificationData {
   dev: SourcedExample[];
 }
 
-/** SciFact (1 similar non-evidence abstract per claim as extra NEI) and Climate-FEVER, split by claim id. */
-export async function loadVerificationData(dir?: string): Promise<VerificationData> {
+/**
+ * SciFact (1 similar non-evidence abstract per claim as extra NEI) and Climate-FEVER, split by claim id, then our
+ * own pairs (own-data.ts: judged train claims and written claims to train, judged dev claims to score) unless
+ * `ownDir` is false. `ownDir` is the folder holding judged/ and abstract-claims/ (default the repository's data/).
+ */
+export async function loadVerificationData(dir?: string, ownDir?: string | false): Promise<VerificationData> {
   const f = trainingFiles(dir);
-  const [corpus, claims, fever] = await Promise.all([
+  const [corpus, claims, fever, own] = await Promise.all([
     readSciFactCorpus(f.scifactCorpus),
     readSciFactClaims(f.scifactClaims),
     readClimateFever(f.climateFever),
+    ownDir === false ? { train: [], dev: [] } : loadOwnData(ownDir),
   ]);
   const all = [...sciFactExamples(claims, corpus, { similarNei: 1 }), ...climateFeverExamples(fever)];
-  return dropLeaks(splitByClaim(all));
+  const split = dropLeaks(splitByClaim(all));
+  return { train: [...split.train, ...own.train], dev: [...split.dev, ...own.dev] };
 }
+
+/**
+ * Weight of each source's pairs in the pair model fits (1 when absent; 0 leaves a source out). build.ts chooses the
+ * weight of our own pairs by cross-validation (source-weights.ts); this default is its last choice (CARD.md).
+ */
+export const SOURCE_WEIGHTS: Readonly<Partial<Record<Source, number>>> = { own: 0.1 };
 
 const claimKey = (claim: string) => claim.toLowerCase().replace(/\W+/g, " ").trim();
 
@@ -102,6 +121,8 @@ export interface TrainOptions {
   neiSupportsPenalty?: number;
   /** Weight of Refutes F1 added to that objective (default 0.25). */
   refutesBonus?: number;
+  /** Sample weight of each source's pairs in the pair model fits (default SOURCE_WEIGHTS). */
+  sourceWeights?: Partial<Record<Source, number>>;
   /**
    * Per training example, its claim's P(narrative) from a narratives gate that did not see the claim
    * (claim-narrative.ts outOfFoldClaimNarrative); needed for the "narrative" pair group.
@@ -127,6 +148,8 @@ export interface CalibrationReport {
   oofF1: Record<Kind, number>;
   /** Selector: share of gold rationale sentences among the candidates (SciFact train evidence pairs). */
   selectorRecall: number;
+  /** Out-of-fold label of every train pair (the shown argmax), for per-source cross-validation figures. */
+  oofLabels: Label[];
 }
 
 const labelIndex = (l: Label) => LABELS.indexOf(l);
@@ -217,6 +240,8 @@ export interface RefitOptions {
   sharedKinds?: boolean;
   /** The direction check at inference (model.ts contrastGuard); default on, off for its ablation. */
   contrastGuard?: boolean;
+  /** Sample weight of each source's pairs in the pair fits (default the training options'). */
+  sourceWeights?: Partial<Record<Source, number>>;
 }
 
 export interface TrainedVerification {
@@ -245,7 +270,10 @@ export async function trainVerificationModel(
   // 0. Text profiles once; document frequencies over the distinct train texts (claims and sentences).
   const memo = profileMemo();
   const profileOf = memo.of;
-  for (const e of train) for (const t of [e.claim, ...e.sentences]) profileOf(t);
+  // The stages below the pair model (idf, selector, TF-IDF) learn from SciFact and Climate-FEVER only: with our own
+  // pairs in them, SciFact's and Climate-FEVER's out-of-fold F1 fell 0.04 whatever their weight in the pair model.
+  const stacked = (e: SourcedExample) => e.source !== "own";
+  for (const e of train.filter(stacked)) for (const t of [e.claim, ...e.sentences]) profileOf(t);
   const idf = IdfTable.fit(memo.profiles());
   const cues = train.map((e) =>
     pairCues(profileOf(e.claim), e.sentences.map(profileOf), e.title ? profile(e.title) : undefined, idf),
@@ -349,7 +377,7 @@ export async function trainVerificationModel(
   }
 
   // 3. Pair-level TF-IDF model: out-of-fold probabilities for the pair model, final fit for inference.
-  const tfidf = fitPairVectorizer(train);
+  const tfidf = fitPairVectorizer(train.filter(stacked));
   const tfX: SparseVector[] = train.map((e) => pairTfidfFeatures(tfidf, e));
   const pairY = train.map((e) => labelIndex(e.label));
   const oofTfidf: Float32Array[] = new Array(train.length);
@@ -357,22 +385,32 @@ export async function trainVerificationModel(
     train.map((e) => e.claimId),
     folds,
   ).forEach((split, f) => {
+    const fit = split.fit.filter((i) => stacked(train[i]));
     const m = fitTfidfPairLR(
-      split.fit.map((i) => tfX[i]),
-      split.fit.map((i) => pairY[i]),
+      fit.map((i) => tfX[i]),
+      fit.map((i) => pairY[i]),
       pairTfidfDim(tfidf),
     );
-    for (const i of split.held) oofTfidf[i] = m.predictProba(tfX[i]);
+    for (const i of split.held) if (stacked(train[i])) oofTfidf[i] = m.predictProba(tfX[i]);
     log(`tfidf fold ${f + 1}/${folds}`);
   });
-  const finalTfidf = fitTfidfPairLR(tfX, pairY, pairTfidfDim(tfidf));
+  const inStack = train.flatMap((e, i) => (stacked(e) ? [i] : []));
+  const finalTfidf = fitTfidfPairLR(
+    inStack.map((i) => tfX[i]),
+    inStack.map((i) => pairY[i]),
+    pairTfidfDim(tfidf),
+  );
+  // Pairs outside the stack get the final model's probabilities: it never saw them.
+  train.forEach((e, i) => {
+    if (!stacked(e)) oofTfidf[i] = finalTfidf.predictProba(tfX[i]);
+  });
 
   // 4. Pair models on the out-of-fold inputs, one per kind: standardiser, out-of-fold logits, temperature, fit.
   const kindIdx = new Map(
     KINDS.map((k) => [k, train.flatMap((e, i) => (kindOf(e.sentences.length) === k ? [i] : []))]),
   );
   type PairStage = ReturnType<typeof fitPairPart>;
-  const fitPairPart = (groups: readonly PairGroup[], idx: readonly number[]) => {
+  const fitPairPart = (groups: readonly PairGroup[], idx: readonly number[], sampleW: readonly number[]) => {
     const raw = idx.map((i) =>
       pairFeatures(families, groups, {
         candidates: oofCandidates[i],
@@ -382,15 +420,22 @@ export async function trainVerificationModel(
         narrative: options.claimNarrative?.[i],
       }),
     );
-    const standardiser = fitStandardiser(raw);
+    // Scaled on the pairs the fit weighs, so a source weighted 0 changes nothing.
+    const standardiser = fitStandardiser(raw.filter((_, r) => sampleW[idx[r]] > 0));
     const X = raw.map((x) => standardise(x, standardiser));
     const fit = (rows: number[]) =>
       trainLogistic(
         rows.map((r) => X[r]),
         rows.map((r) => pairY[idx[r]]),
         pairDim(families, groups),
-        // Unweighted: the tuned decision weights trade the classes off for weighted F1 instead.
-        { kind: "multinomial", classes: 3, l2: pairL2, maxIter: 300 },
+        // No class weights: the tuned decision weights trade the classes off for weighted F1 instead.
+        {
+          kind: "multinomial",
+          classes: 3,
+          l2: pairL2,
+          maxIter: 300,
+          sampleWeights: rows.map((r) => sampleW[idx[r]]),
+        },
       );
     const oofLogits = new Map<number, Float32Array>();
     for (const split of claimFolds(
@@ -400,10 +445,10 @@ export async function trainVerificationModel(
       const m = fit(split.fit);
       for (const r of split.held) oofLogits.set(idx[r], m.decision(X[r]));
     }
-    const logits = idx.map((i) => oofLogits.get(i) as Float32Array);
+    const weighted = idx.filter((i) => sampleW[i] > 0);
     const temperature = fitTemperature(
-      logits,
-      idx.map((i) => pairY[i]),
+      weighted.map((i) => oofLogits.get(i) as Float32Array),
+      weighted.map((i) => pairY[i]),
     );
     return {
       standardiser,
@@ -426,6 +471,8 @@ export async function trainVerificationModel(
         "refit: the narrative group needs options.claimNarrative (every example) and narrativeGate",
       );
     const penalty = o.neiSupportsPenalty ?? options.neiSupportsPenalty ?? 2;
+    const sourceWeights = o.sourceWeights ?? options.sourceWeights ?? SOURCE_WEIGHTS;
+    const sampleW = train.map((e) => sourceWeights[e.source] ?? 1);
     const refutesBonus = o.refutesBonus ?? options.refutesBonus ?? 0.25;
     // A kind with too few pairs (or a label missing) shares a model fitted on all pairs.
     const tooFew = (idx: readonly number[]) =>
@@ -435,18 +482,21 @@ export async function trainVerificationModel(
       ? fitPairPart(
           groups,
           train.map((_, i) => i),
+          sampleW,
         )
       : undefined;
     const parts = {} as Record<Kind, PairPartJson>;
     const oofF1 = {} as Record<Kind, number>;
     const before: { p: number[]; y: number }[] = [];
+    const oofLabels: Label[] = new Array(train.length);
     const scaled: { p: number[]; y: number }[] = [];
     const after: { p: number[]; y: number }[] = [];
     for (const kind of KINDS) {
       const own = kindIdx.get(kind) ?? [];
-      const part = !o.sharedKinds && !tooFew(own) ? fitPairPart(groups, own) : (shared as PairStage);
-      // Decisions and calibration are tuned on the kind's own pairs, or on all when it has too few.
-      const idx = tooFew(own) ? train.map((_, i) => i) : own;
+      const part = !o.sharedKinds && !tooFew(own) ? fitPairPart(groups, own, sampleW) : (shared as PairStage);
+      // Decisions and calibration are tuned on the kind's own pairs, or on all when it has too few, of the sources
+      // the stack learns from: our pairs outnumber SciFact's in the kind and would move its decision.
+      const idx = (tooFew(own) ? train.map((_, i) => i) : own).filter((i) => stacked(train[i]));
       const calibrated = idx.map((i) =>
         softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, part.temperature),
       );
@@ -477,6 +527,10 @@ export async function trainVerificationModel(
       idx.forEach((i, j) => {
         after.push({ p: shown[j], y: pairY[i] });
       });
+      // Every pair of the kind gets its out-of-fold label, weighted 0 or not (the temperature keeps the argmax).
+      for (const i of own)
+        oofLabels[i] =
+          LABELS[argmax(foldedLogits(part.oofLogits.get(i) as Float32Array, part.temperature, weights))];
       oofF1[kind] = weightedF1(
         shown.map((p) => LABELS[argmax(p)]),
         gold,
@@ -503,6 +557,7 @@ export async function trainVerificationModel(
       eceAfter: ece(after),
       oofF1,
       selectorRecall,
+      oofLabels,
     };
     log(
       `pair [${groups.join(", ")}]${o.sharedKinds ? " (shared kinds)" : ""}: ${KINDS.map((k) => `${k}: T ${parts[k].temperature.toFixed(3)}, weights ${parts[k].classWeights.join("/")}, folded T ${parts[k].foldedTemperature.toFixed(3)}, out-of-fold weighted F1 ${oofF1[k].toFixed(3)}`).join("; ")}; ECE ${calibration.eceBefore.toFixed(3)} -> ${calibration.eceAfter.toFixed(3)}`,

@@ -1,0 +1,67 @@
+/**
+ * How much our own pairs weigh in the pair model, chosen by cross-validation on train (folds by claim, the
+ * training's own out-of-fold predictions): the weight with the best out-of-fold weighted F1 on the own pairs, among
+ * those that keep SciFact's and Climate-FEVER's out-of-fold weighted F1 within GUARD of their value without own
+ * pairs (weight 0).
+ */
+
+import type { Source, SourcedExample } from "./examples.ts";
+import { DEFAULT_PAIR_GROUPS } from "./features.ts";
+import type { TrainedVerification } from "./train.ts";
+import { verificationF1 } from "./train.ts";
+
+export const OWN_WEIGHT_GRID = [0, 0.05, 0.1, 0.2, 0.5, 1, 2, 4] as const;
+/** Largest out-of-fold weighted F1 drop allowed on SciFact or Climate-FEVER. */
+export const GUARD = 0.005;
+const SOURCES: Source[] = ["own", "scifact", "climate-fever"];
+
+export interface WeightTrial {
+  own: number;
+  /** Out-of-fold weighted F1 per source. */
+  oof: Record<Source, number>;
+  /** Within the guard on SciFact and Climate-FEVER. */
+  guarded: boolean;
+}
+
+export interface WeightChoice {
+  trials: WeightTrial[];
+  chosen: WeightTrial;
+  /** The model and calibration refitted with the chosen weight. */
+  refitted: ReturnType<TrainedVerification["refit"]>;
+}
+
+export function chooseOwnWeight(
+  trained: TrainedVerification,
+  train: readonly SourcedExample[],
+  grid: readonly number[] = OWN_WEIGHT_GRID,
+): WeightChoice {
+  const fits = grid.map((own) => {
+    const refitted = trained.refit(DEFAULT_PAIR_GROUPS, { sourceWeights: { own } });
+    const oof = {} as Record<Source, number>;
+    for (const s of SOURCES) {
+      const rows = train.flatMap((e, i) => (e.source === s ? [i] : []));
+      oof[s] = rows.length
+        ? verificationF1(
+            rows.map((i) => refitted.calibration.oofLabels[i]),
+            rows.map((i) => train[i].label),
+          ).weighted
+        : Number.NaN;
+    }
+    return { own, oof, refitted };
+  });
+  const reference = fits.find((f) => f.own === 0)?.oof;
+  // A source without train pairs (NaN) does not guard.
+  const within = (oof: Record<Source, number>, s: Source) =>
+    !reference || Number.isNaN(reference[s]) || oof[s] >= reference[s] - GUARD;
+  const trials: WeightTrial[] = fits.map((f) => ({
+    own: f.own,
+    oof: f.oof,
+    guarded: within(f.oof, "scifact") && within(f.oof, "climate-fever"),
+  }));
+  // The best guarded trial (ties: the smaller weight); with no own pairs, the first.
+  let best = 0;
+  trials.forEach((t, i) => {
+    if (t.guarded && (!trials[best].guarded || t.oof.own > trials[best].oof.own)) best = i;
+  });
+  return { trials, chosen: trials[best], refitted: fits[best].refitted };
+}
