@@ -152,7 +152,10 @@ test("the JSON profiles and configs shown are read by the config readers", async
     writeFileSync(file, b.line);
     // A profile naming hub models is read, then stops at the first model not pulled, naming the pull command.
     if (b.line.includes('"repo"')) {
-      await assert.rejects(resolveVerifierConfig({ config: file }), /model not pulled: .*climatecheck models pull/);
+      await assert.rejects(
+        resolveVerifierConfig({ config: file }),
+        /model not pulled: .*climatecheck models pull/,
+      );
       continue;
     }
     // Each reader takes its own section (a plain verifier config is read as the verification section).
