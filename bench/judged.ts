@@ -338,12 +338,16 @@ function figures(
         rowsOf.map((r) => labels[r]),
       );
     };
+    const all = run.map((_, ci) => ci);
+    const shownAbout = all.reduce((a, ci) => a + judgedShown(ci).filter((s) => s.about).length, 0);
+    const judgedAbout = all.reduce((a, ci) => a + judgedShown(ci).filter((s) => j(ci, s)?.about).length, 0);
+    const sides = all.reduce((a, ci) => a + decisive(ci).length, 0);
     rows.push([
       name,
-      iv(n, offShown),
-      iv(n, aboutRecall),
-      iv(n, labelWrong),
-      iv(n, labelOpposite),
+      `${iv(n, offShown)} of ${shownAbout}`,
+      `${iv(n, aboutRecall)} of ${judgedAbout}`,
+      `${iv(n, labelWrong)} of ${sides}`,
+      `${iv(n, labelOpposite)} of ${sides}`,
       `${iv(n, leanRight)} / ${iv(n, leanWrong)} (${withEvidence} claims)`,
       iv(n, aboutShare),
       iv(n, f1),
