@@ -92,14 +92,18 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
   const models: NarrativeModelJson[] = [];
   try {
     const embedder = encoder ? memoEmbedder(encoder) : undefined;
+    // Whether GWSD pays is cross-validated once, on the first variant trained (fast: the linear gate); the others follow.
+    let gwsd = DEFAULT_TRAIN_OPTIONS.gwsd;
     for (const v of variants) {
       log(`training ${v.file} (${v.families.join("+")})`);
       const json = await trainNarrativeModel(data.train, data.stanceTrain, {
         ...DEFAULT_TRAIN_OPTIONS,
         families: v.families,
         encoder: embedder,
+        gwsd,
         log,
       });
+      gwsd = json.crossValidation.gwsd?.used ?? gwsd;
       await writeFileAtomic(join(outDir, v.file), JSON.stringify(json));
     }
     // The card scores every model present, retrained now or not.
