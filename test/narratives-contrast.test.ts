@@ -211,3 +211,28 @@ test("the classify threshold is the one that maximises out-of-fold CARDS mean F1
   const easy = rows.map((r) => (r.gold[0] === "1_1" ? { ...r, scores: scores(0.9) } : r));
   assert.equal(chooseClassifyThreshold(easy, thresholds, "group-code").threshold, 0.5);
 });
+
+test("the classify command writes the classify rule's codes; the classifier's default (check, the product) stays strict", async () => {
+  const { FAST_MODEL_FILE, NARRATIVES_MODEL_DIR, NarrativeClassifier, readNarrativeModel } = await import(
+    "../src/narratives/classifier.ts"
+  );
+  const { classifyClaimsFile } = await import("../src/cli/commands/classify.ts");
+  const json = await readNarrativeModel(join(NARRATIVES_MODEL_DIR, FAST_MODEL_FILE));
+  // A classify threshold near 0: every claim passes the classify rule's gate.
+  const lowered = { ...json, thresholds: { ...json.thresholds, classifyNarrative: 1e-6 } };
+  const claim = "The Greenland ice sheet has lost mass every year since the late 1990s.";
+  const [checked] = await new NarrativeClassifier(lowered).classify([claim]);
+  assert.deepEqual(checked.codes, ["0_0"]);
+  const dir = await mkdtemp(join(tmpdir(), "classify-rule-"));
+  try {
+    const model = join(dir, "model.json");
+    await writeFile(model, JSON.stringify(lowered));
+    await writeFile(join(dir, "claims.csv"), `claim_id,claim\nc1,"${claim}"\n`);
+    await classifyClaimsFile({ claims: join(dir, "claims.csv"), out: join(dir, "out.csv"), model });
+    const { readFile } = await import("node:fs/promises");
+    const [, row] = (await readFile(join(dir, "out.csv"), "utf8")).trim().split("\n");
+    assert.notEqual(row, "c1,0_0");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -363,7 +363,8 @@ export const cellShare = (cells: readonly string[], p: readonly number[], c: str
 
 /**
  * The worst ratio of a cell's error to its allowance at threshold `t` on `p`: false alarms over 0.10 on each
- * mainstream source, misses over 0.15 on FLICC and ClimateStance Against (at most 1 meets every target). Cells
+ * mainstream source (0.08 on the written non-contrarian texts), misses over 0.15 on FLICC and ClimateStance Against
+ * (0.10 on the written contrarian texts); at most 1 meets every target. Cells
  * absent from the data are skipped; none present gives NaN.
  */
 export function gateWorstRatio(cells: readonly string[], p: readonly number[], t: number): number {
