@@ -10,6 +10,7 @@ import type { Bench, BenchSection } from "./report.ts";
 const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "parquet-memory": () => import("./parquet-memory.ts"),
   narratives: () => import("./narratives.ts"),
+  "narratives-fast": () => import("./narratives-fast.ts"),
   "narratives-speed": () => import("./narratives-speed.ts"),
   "narratives-data": () => import("./narratives-data.ts"),
   verification: () => import("./verification.ts"),
