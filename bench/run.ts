@@ -10,7 +10,9 @@ import type { Bench, BenchSection } from "./report.ts";
 const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "parquet-memory": () => import("./parquet-memory.ts"),
   narratives: () => import("./narratives.ts"),
+  "narratives-fast": () => import("./narratives-fast.ts"),
   "narratives-speed": () => import("./narratives-speed.ts"),
+  "narratives-data": () => import("./narratives-data.ts"),
   verification: () => import("./verification.ts"),
   "verification-tried": () => import("./verification-tried.ts"),
   retrieval: () => import("./retrieval.ts"),

@@ -7,6 +7,7 @@ import {
   FULL_MODEL_FILE,
   NARRATIVES_MODEL_DIR,
   NarrativeClassifier,
+  readNarrativeModel,
 } from "../src/narratives/classifier.ts";
 import { NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
 import { chooseGateThreshold, gateWorstRatio, mlpPays } from "../src/narratives/train.ts";
@@ -32,6 +33,74 @@ for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
     }
   });
 }
+
+/**
+ * A written pair on one subject (Greenland's ice, dev split: never trained on) and a rebuttal that states the myth
+ * only to reject it (data/narratives-contrast, issue 23).
+ */
+const WRITTEN_MAINSTREAM =
+  "The Greenland ice sheet has lost mass every year since the late 1990s, on average a few hundred billion tonnes per year.";
+const WRITTEN_CONTRARIAN =
+  "Greenland's ice sheet is basically the same size it's been for centuries. Some summer melt, some winter snow. No crisis.";
+const REBUTTAL = "No, Arctic ice is not recovering";
+/**
+ * Not met yet (issue 23): the shipped gates read this short rejection as the 1_1 claim itself (fast P(narrative)
+ * 0.93), though longer written rebuttals train them; kept as a todo so it reports until it passes.
+ */
+const REBUTTAL_TODO = { todo: "issue 23: the short rejection still reads as the myth" };
+
+for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
+  test(`the shipped ${file} tells a written mainstream/contrarian pair on one subject apart`, async () => {
+    const encoder = file === FULL_MODEL_FILE ? await openUseLite({ workers: 0, cacheDir: false }) : undefined;
+    try {
+      const c = await NarrativeClassifier.load(join(NARRATIVES_MODEL_DIR, file), encoder);
+      const [m, k] = await c.classify([WRITTEN_MAINSTREAM, WRITTEN_CONTRARIAN]);
+      assert.deepEqual(m.codes, ["0_0"], `mainstream P(narrative) ${m.narrative}`);
+      assert.ok(k.codes.includes("1_1"), `contrarian codes ${k.codes} (P(narrative) ${k.narrative})`);
+    } finally {
+      await encoder?.close();
+    }
+  });
+
+  test(
+    `the shipped ${file}: a myth stated only to reject it carries no narrative`,
+    REBUTTAL_TODO,
+    async () => {
+      const encoder =
+        file === FULL_MODEL_FILE ? await openUseLite({ workers: 0, cacheDir: false }) : undefined;
+      try {
+        const c = await NarrativeClassifier.load(join(NARRATIVES_MODEL_DIR, file), encoder);
+        const [r] = await c.classify([REBUTTAL]);
+        assert.deepEqual(r.codes, ["0_0"], `rebuttal P(narrative) ${r.narrative}`);
+      } finally {
+        await encoder?.close();
+      }
+    },
+  );
+}
+
+test("the shipped models' classify rule names narratives from a threshold at most the check rule's", async () => {
+  // Every model trained with the classify rule (fast.json at least; full.json once retrained) carries its threshold.
+  for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
+    const json = await readNarrativeModel(join(NARRATIVES_MODEL_DIR, file));
+    if (file === FULL_MODEL_FILE && json.trainedOn.contrast === undefined) continue;
+    const t = json.thresholds.classifyNarrative;
+    assert.ok(t !== undefined && t > 0 && t <= NARRATIVE_THRESHOLD, `${file}: ${t}`);
+  }
+  // The same scores, both rules: a text between the two thresholds is 0_0 to check and coded to classify.
+  const c = await NarrativeClassifier.load(join(NARRATIVES_MODEL_DIR, FAST_MODEL_FILE));
+  const t = c.json.thresholds.classifyNarrative ?? NARRATIVE_THRESHOLD;
+  if (t < NARRATIVE_THRESHOLD) {
+    const texts = ["Climate policy is going to cost us", "The models might be a bit off on clouds", REBUTTAL];
+    const check = await c.classify(texts, "check");
+    const classify = await c.classify(texts, "classify");
+    texts.forEach((_, i) => {
+      assert.equal(check[i].narrative, classify[i].narrative);
+      assert.equal(check[i].codes[0] === "0_0", check[i].narrative < NARRATIVE_THRESHOLD);
+      assert.equal(classify[i].codes[0] === "0_0", classify[i].narrative < t);
+    });
+  }
+});
 
 test("the gate threshold is the one closest to meeting every false-alarm and miss allowance", () => {
   // Favor tweets score 0.2..0.6, Against 0.55..0.95: at 0.55 one Favor in five is flagged (0.2 / 0.10 = 2) and

@@ -56,6 +56,7 @@ export function trainingFiles(dir = trainingDataDir()) {
       test: join(dir, "environmental-claims", "test.jsonl"),
     },
     scifactClaimsTest: join(dir, "scifact", "claims_test.csv"),
+    gwsd: join(dir, "gwsd", "GWSD.tsv"),
     climateDetect: {
       train: join(dir, "climatebert", "climate_detect_train.csv"),
       test: join(dir, "climatebert", "climate_detect_test.csv"),

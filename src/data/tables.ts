@@ -22,17 +22,21 @@ export interface NumberedRow {
   row: Row;
 }
 
-export type TableFormat = "csv" | "jsonl" | "parquet";
+export type TableFormat = "csv" | "tsv" | "jsonl" | "parquet";
 
 export function tableFormat(path: string): { format: TableFormat; gzip: boolean } {
   const lower = path.toLowerCase();
   const gzip = lower.endsWith(".gz");
   const base = gzip ? lower.slice(0, -3) : lower;
   if (base.endsWith(".csv")) return { format: "csv", gzip };
+  if (base.endsWith(".tsv")) return { format: "tsv", gzip };
   if (base.endsWith(".jsonl") || base.endsWith(".ndjson") || base.endsWith(".json"))
     return { format: "jsonl", gzip };
   if (base.endsWith(".parquet") && !gzip) return { format: "parquet", gzip };
-  throw new DataError(path, "unsupported file type (expected .csv, .jsonl, .parquet, .csv.gz or .jsonl.gz)");
+  throw new DataError(
+    path,
+    "unsupported file type (expected .csv, .tsv, .jsonl, .parquet, .csv.gz, .tsv.gz or .jsonl.gz)",
+  );
 }
 
 /** Decodes UTF-8 strictly, so a file in another encoding fails with its line number instead of turning into mojibake. */
@@ -237,8 +241,9 @@ async function* readCsv(path: string, gzip: boolean): AsyncGenerator<NumberedRow
   for await (const r of readCsvParse(path, gzip)) if (seen++ >= given) yield r;
 }
 
-async function* readCsvParse(path: string, gzip: boolean): AsyncGenerator<NumberedRow> {
+async function* readCsvParse(path: string, gzip: boolean, delimiter = ","): AsyncGenerator<NumberedRow> {
   const parser = parse({
+    delimiter,
     columns: true,
     info: true,
     relax_column_count: false,
@@ -340,6 +345,8 @@ export async function* readTable(path: string, options: ReadTableOptions = {}): 
   const { format, gzip } = tableFormat(path);
   await assertReadable(path);
   if (format === "csv") yield* readCsv(path, gzip);
+  // Tab-separated (GWSD): csv-parse only, with the same quoting rules.
+  else if (format === "tsv") yield* readCsvParse(path, gzip, "\t");
   else if (format === "jsonl") yield* readJsonl(path, gzip);
   else yield* readParquet(path, options.columns, options.parquetSliceRows);
 }

@@ -262,3 +262,45 @@ export async function readClimateDetect(
   const rows = await readLabelledTexts(path, ["yes", "no"] as const);
   return rows.map((r) => ({ text: r.text, climate: r.label === "yes", line: r.line }));
 }
+
+export type GwsdStance = "agree" | "neutral" | "disagree";
+
+/**
+ * GWSD (Luo, Card and Jurafsky 2020; `sentence`, `agree` / `neutral` / `disagree` probabilities of the stance
+ * towards "climate change is a serious concern", `in_held_out_test`): each sentence's most probable stance. Rows
+ * without the authors' estimate (the screening rows and some more) are skipped.
+ */
+export async function readGwsd(
+  path: string,
+): Promise<{ id: string; text: string; stance: GwsdStance; heldOut: boolean }[]> {
+  const rows = await readAll(path);
+  const stances = ["agree", "neutral", "disagree"] as const;
+  requireColumns(path, rows[0], ["sentence", ...stances, "in_held_out_test"]);
+  const out: { id: string; text: string; stance: GwsdStance; heldOut: boolean }[] = [];
+  for (const r of rows) {
+    const cells = stances.map((s) => cellString(r.row[s]));
+    if (cells.every((c) => c === undefined)) continue;
+    const p = cells.map((c, k) => {
+      const v = Number(c);
+      if (c === undefined || !Number.isFinite(v) || v < 0 || v > 1)
+        throw new DataError(path, `expected a probability, got "${c ?? ""}"`, {
+          line: r.line,
+          field: stances[k],
+        });
+      return v;
+    });
+    const held = requireString(path, r, "in_held_out_test");
+    if (held !== "True" && held !== "False")
+      throw new DataError(path, `expected True or False, got "${held}"`, {
+        line: r.line,
+        field: "in_held_out_test",
+      });
+    out.push({
+      id: `gwsd:${r.line}`,
+      text: requireString(path, r, "sentence"),
+      stance: stances[p.indexOf(Math.max(...p))],
+      heldOut: held === "True",
+    });
+  }
+  return out;
+}

@@ -515,3 +515,38 @@ export function flaggedShareByGroup(
       .map(([g, [rows, f]]) => [g, { rows, flagged: f, share: f / rows }]),
   );
 }
+
+/**
+ * Mean F1 over the codes present in the gold (CARDS-style figure), of predicted code sets against gold ones, on
+ * the rows in `idx` (default all; a row a resample repeats counts again: each sampled row gets an id of its own).
+ */
+export function meanF1OverPresent(
+  preds: readonly (readonly string[])[],
+  gold: readonly (readonly string[])[],
+  idx: readonly number[] = gold.map((_, i) => i),
+): number {
+  const scores = scoreNarratives(
+    idx.map((i, k) => ({ claimId: String(k), codes: [...preds[i]] })),
+    idx.map((i, k) => ({ id: String(k), text: "", codes: [...gold[i]] })),
+  );
+  const present = Object.values(scores.per_label).filter((p) => p.support > 0);
+  return present.length ? present.reduce((s, p) => s + p.f1, 0) / present.length : 0;
+}
+
+/** Cohen's kappa of two raters' nominal labels of the same items: (p_o - p_e) / (1 - p_e); 1 when p_e is 1. */
+export function cohenKappa(a: readonly string[], b: readonly string[]): number {
+  if (a.length !== b.length) throw new Error("cohenKappa: lengths differ");
+  const n = a.length;
+  if (n === 0) return Number.NaN;
+  const count = (xs: readonly string[]) => {
+    const m = new Map<string, number>();
+    for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
+    return m;
+  };
+  const ca = count(a);
+  const cb = count(b);
+  const observed = a.filter((x, i) => x === b[i]).length / n;
+  let expected = 0;
+  for (const [label, k] of ca) expected += (k / n) * ((cb.get(label) ?? 0) / n);
+  return expected === 1 ? 1 : (observed - expected) / (1 - expected);
+}

@@ -69,7 +69,11 @@ export async function evaluateModel(
   classifier: NarrativeClassifier,
   gold: readonly NarrativeExample[],
 ): Promise<Figures> {
-  const preds = await classifier.classify(gold.map((e) => e.text));
+  // The shared task's output: the classify rule.
+  const preds = await classifier.classify(
+    gold.map((e) => e.text),
+    "classify",
+  );
   const s = scoreNarratives(
     preds.map((p, i) => ({ claimId: gold[i].id, codes: p.codes })),
     gold,
@@ -88,37 +92,61 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
   const variants = VARIANTS.filter((v) => !o.only || v.name === o.only);
   const needsEncoder = VARIANTS.some((v) => v.families.includes("use"));
   const encoder = needsEncoder && o.openEncoder ? await o.openEncoder() : undefined;
-  const rows: string[] = [];
-  const models: NarrativeModelJson[] = [];
   try {
     const embedder = encoder ? memoEmbedder(encoder) : undefined;
+    // Whether GWSD pays is cross-validated once, on the first variant trained (fast: the linear gate); the others follow.
+    let gwsd = DEFAULT_TRAIN_OPTIONS.gwsd;
     for (const v of variants) {
       log(`training ${v.file} (${v.families.join("+")})`);
       const json = await trainNarrativeModel(data.train, data.stanceTrain, {
         ...DEFAULT_TRAIN_OPTIONS,
         families: v.families,
         encoder: embedder,
+        gwsd,
         log,
       });
+      gwsd = json.crossValidation.gwsd?.used ?? gwsd;
       await writeFileAtomic(join(outDir, v.file), JSON.stringify(json));
     }
-    // The card scores every model present, retrained now or not.
-    for (const v of VARIANTS) {
-      const path = join(outDir, v.file);
-      if (!existsSync(path)) continue;
-      const json = await readNarrativeModel(path);
-      if (json.encoder && !embedder) continue;
-      models.push(json);
-      const classifier = new NarrativeClassifier(json, embedder);
-      const dev = await evaluateModel(classifier, data.dev);
-      const flicc = await evaluateModel(classifier, data.fliccTest);
-      rows.push(
-        `| ${v.file} | ${v.families.join(" + ")} | ${dev.macro_f1.toFixed(3)} | ${dev.group_macro_f1.toFixed(3)} | ${flicc.macro_f1.toFixed(3)} | ${flicc.group_macro_f1.toFixed(3)} |`,
-      );
-      log(`${v.file}: dev macro F1 ${dev.macro_f1.toFixed(3)}, group ${dev.group_macro_f1.toFixed(3)}`);
-    }
+    await writeNarrativesCard(data, outDir, embedder, log);
   } finally {
     await encoder?.close();
+  }
+}
+
+/**
+ * Scores every model present in `outDir` (retrained now or not; one that needs the sentence encoder only when
+ * `embedder` is given) on the dev split and FLICC test, under the classify rule (the task's output), and writes
+ * CARD.md.
+ */
+export async function writeNarrativesCard(
+  data: Awaited<ReturnType<typeof loadNarrativeData>>,
+  outDir: string,
+  embedder?: TextEmbedder,
+  log: (msg: string) => void = () => {},
+): Promise<void> {
+  const rows: string[] = [];
+  const models: NarrativeModelJson[] = [];
+  for (const v of VARIANTS) {
+    const path = join(outDir, v.file);
+    if (!existsSync(path)) continue;
+    const json = await readNarrativeModel(path);
+    if (json.encoder && !embedder) {
+      const older =
+        json.trainedOn.contrast === undefined ? "trained before the written texts and GWSD, " : "";
+      rows.push(
+        `| ${v.file} | ${v.families.join(" + ")} | ${older}not scored here (needs the sentence encoder) | | | |`,
+      );
+      continue;
+    }
+    models.push(json);
+    const classifier = new NarrativeClassifier(json, embedder);
+    const dev = await evaluateModel(classifier, data.dev);
+    const flicc = await evaluateModel(classifier, data.fliccTest);
+    rows.push(
+      `| ${v.file} | ${v.families.join(" + ")} | ${dev.macro_f1.toFixed(3)} | ${dev.group_macro_f1.toFixed(3)} | ${flicc.macro_f1.toFixed(3)} | ${flicc.group_macro_f1.toFixed(3)} |`,
+    );
+    log(`${v.file}: dev macro F1 ${dev.macro_f1.toFixed(3)}, group ${dev.group_macro_f1.toFixed(3)}`);
   }
   await writeFileAtomic(join(outDir, "CARD.md"), card(data, data.stanceTrain, rows, models));
 }
@@ -161,20 +189,53 @@ function card(
 ## What it may be used for
 Research and other non-commercial use only. The model is trained on CARDS (CC BY-NC-SA 4.0; its authors do not allow
 commercial model training), ClimateBERT and environmental-claims (both CC BY-NC-SA 4.0): it inherits
-non-commercial, share-alike terms. ClimateStance carries no stated license (research use). A commercial user must
-retrain without those sets (\`climatecheck train narratives\` reads whatever is in the data folder).
+non-commercial, share-alike terms. ClimateStance carries no stated license (research use). GWSD (Global Warming
+Stance Dataset, Luo, Card and Jurafsky, Findings of EMNLP 2020, doi 10.18653/v1/2020.findings-emnlp.296) has no
+license file, only its authors' release "for future work": a gate trained on it inherits that unclear status (no
+commercial use claimed); whether the shipped gate uses it is said below. The written contrast texts
+(\`data/narratives-contrast\`, written for this project by language-model agents from the CARDS taxonomy's
+descriptions, no text copied from any data set) are our own, under the repository's MIT license. A commercial user
+must retrain without the
+restricted sets (\`climatecheck train narratives\` reads whatever is in the data folder).
+
+## Decision rules
+The same scores, two rules. **check** (\`check\`, the HTTP API, the page; the default of \`NarrativeClassifier.classify\`):
+a narrative is named exactly when P(narrative) >= 0.5, for precision on mainstream text. **classify** (\`classify\`
+and task 2 of \`predict\`, the shared task's output): a narrative is named from the model's classify threshold,
+chosen out of fold on the CARDS training rows as the one of 0.50, 0.45, ..., 0.05 that maximises mean F1 over the
+codes present (the higher on ties), because the gate's precision costs CARDS-style recall. Chosen:
+${models.map((m) => `${m.encoder ? "full" : "fast"} ${m.thresholds.classifyNarrative ?? 0.5} (out-of-fold CARDS mean F1 ${m.crossValidation.classify?.cardsMeanF1.toFixed(3) ?? "-"}, at 0.5 ${m.crossValidation.classify?.cardsMeanF1AtCheck.toFixed(3) ?? "-"})`).join("; ")}.
 
 ## Data
 From \`../shared/data\`. Codes: CARDS validation (one code per paragraph, 0_0 = none) and FLICC train + val
 (level-3 codes cut to level 2; level-1 rows are group-level X_0 examples), split into train / dev by sha1 of the
 tokenized text (salt \`${SPLIT_SALT}\`, dev fraction ${DEV_FRACTION}); FLICC test is scored separately. A
 ClimateCheck training file, when given to \`climatecheck train narratives --climatecheck FILE\`, is added to train.
+The written contrast texts (data/narratives-contrast/README.md): for every CARDS code, texts that assert it and texts
+on the same subjects that do not (accurate statements, pro-action posts, rebuttals that state the myth to reject it,
+mainstream claims in contrarian-sounding words); split by subject (seeded hash, about 60/20/20); the train split
+trains codes and gate, folds by subject; dev and test are only scored (the test split once, by the benchmark).
+GWSD news sentences (disagree-majority as narrative, agree-majority as none, the authors' held-out test kept for
+dev) join the gate only when cross-validation on train says they pay: the linear gate is fitted with and without
+them, and they stay when the worst ratio of error to allowance over the target cells falls. ${models
+    .map((m) => {
+      const g = m.crossValidation.gwsd;
+      if (!g) return "";
+      const cv =
+        g.worstWith === undefined
+          ? "(decided on the fast model's run)"
+          : `(worst ratio ${g.worstWith.toFixed(3)} with, ${g.worstWithout?.toFixed(3)} without)`;
+      return `${m.encoder ? "Full" : "Fast"}: GWSD ${g.used ? "used" : "left out"} ${cv}.`;
+    })
+    .join(" ")}
 Stance (does a text carry any narrative at all): those rows, plus mainstream climate text that carries none
 (ClimateStance Favor tweets, ClimateBERT report paragraphs, environmental-claims sentences, Climate-FEVER SUPPORTS
 claims and the Climate-FEVER evidence sentences, titles and first sentences of the arXiv climate abstracts outside
 physics.gen-ph) and contrarian text without a code (ClimateStance Against tweets, Climate-FEVER REFUTES claims).
 Held out for dev: ClimateStance val, ClimateBERT test, environmental-claims dev + test, Climate-FEVER claims of the
-verifier's dev split (with their evidence), 20% of the arXiv papers; no dev text is a training row.
+verifier's dev split (with their evidence), 20% of the arXiv papers, GWSD's held-out test sentences, the written
+texts' dev and test splits; no dev text is a training row. (The stance counts below list the GWSD rows even when the
+gate leaves them out.)
 
 - coded train: ${data.train.length} rows (${JSON.stringify(countBySource(data.train))})
 - coded dev: ${data.dev.length} rows (${JSON.stringify(countBySource(data.dev))}); FLICC test: ${data.fliccTest.length} rows
@@ -185,7 +246,8 @@ verifier's dev split (with their evidence), 20% of the arXiv papers; no dev text
    every source weighs the square root of its size (no source drowns the others); the classes weigh the same.
    Platt-scaled on ${o.folds}-fold out-of-fold logits. The decision threshold is chosen out of fold as the one closest
    to meeting every target at once (the smallest worst ratio of false alarms to 0.10 on each mainstream source and
-   of misses to 0.15 on FLICC and ClimateStance Against), then folded into the scaling by Bayes' rule, so the shown
+   0.08 on the written non-contrarian texts, and of misses to 0.15 on FLICC and ClimateStance Against and 0.10 on
+   the written contrarian texts), then folded into the scaling by Bayes' rule, so the shown
    probability is calibrated under a prior that makes a narrative threshold/(1 - threshold) times less likely, and
    a narrative is named exactly when it is at least 0.5: the label never contradicts it. Chosen threshold:
    ${models.map((m) => `${m.encoder ? "full" : "fast"} ${m.crossValidation.threshold}`).join(", ")}.
@@ -217,17 +279,17 @@ every target).
 
 ${cv.join("\n")}
 
-## Dev figures (official task 2 scorer, src/evaluation/metrics.ts)
+## Dev figures (official task 2 scorer, src/evaluation/metrics.ts; classify rule)
 
 | file | features | dev macro F1 | dev group macro F1 | FLICC test macro F1 | FLICC test group macro F1 |
 | --- | --- | --- | --- | --- | --- |
 ${rows.join("\n")}
 
-Per-source shares on dev, the baselines side by side, intervals, ablations and the hand-written claims:
-BENCHMARKS.md, section "narratives".
+Per-source shares on dev, the written texts' dev and test splits, the baselines side by side, intervals and the
+hand-written claims: BENCHMARKS.md, sections "narratives" (every system) and "narratives-fast" (no sentence encoder).
 
 ## Retrain
-\`node --import tsx src/cli/main.ts train narratives\` (add \`--fast-only\` without the sentence encoder,
+\`node --import tsx src/cli/main.ts train narratives\` (add \`--only fast\` for the model without the sentence encoder,
 \`--climatecheck FILE\` for the ClimateCheck training file). Training data and folds are fixed, so the result is
 the same on every run.
 `;

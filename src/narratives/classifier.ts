@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { MODELS_DIR } from "../data/paths.ts";
-import { codeProbabilities, decide } from "./decide.ts";
+import { codeProbabilities, type DecisionRule, decide } from "./decide.ts";
 import {
   NARRATIVES_FORMAT,
   type NarrativeModelJson,
@@ -21,7 +21,10 @@ export const FAST_MODEL_FILE = "fast.json";
 
 export interface NarrativePrediction {
   codes: string[];
-  /** Calibrated P(the text carries any narrative); codes are 0_0 exactly when it is below NARRATIVE_THRESHOLD. */
+  /**
+   * Calibrated P(the text carries any narrative); under the `check` rule codes are 0_0 exactly when it is below
+   * NARRATIVE_THRESHOLD (under `classify`, below the model's lower classify threshold).
+   */
   narrative: number;
   /** Marginal probability per code (see codeProbabilities), 0_0 = 1 - narrative. */
   probabilities: Record<string, number>;
@@ -75,13 +78,14 @@ export class NarrativeClassifier {
     return new NarrativeClassifier(json, json.encoder ? encoder : undefined);
   }
 
-  async classify(texts: string[]): Promise<NarrativePrediction[]> {
+  /** `rule`: "check" (precision on mainstream text, the default) or "classify" (the shared task's output, decide.ts). */
+  async classify(texts: string[], rule: DecisionRule = "check"): Promise<NarrativePrediction[]> {
     const embeddings = this.needsEncoder && this.encoder ? await this.encoder.embed(texts) : undefined;
     return texts.map((text, i) => {
       const embedding = embeddings?.[i];
       const scores = scoreVector(this.models, this.models.features.vector(text, embedding), embedding);
       return {
-        codes: decide(scores, this.json.thresholds, this.json.fallback),
+        codes: decide(scores, this.json.thresholds, this.json.fallback, rule),
         narrative: scores.narrative,
         probabilities: codeProbabilities(scores),
       };

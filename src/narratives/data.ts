@@ -6,17 +6,24 @@
  * tweets, ClimateBERT report paragraphs, environmental-claims sentences, Climate-FEVER SUPPORTS claims and evidence
  * sentences) and contrarian text without a code (ClimateStance Against tweets, Climate-FEVER REFUTES claims).
  */
+
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { readTask2Gold } from "../data/climatecheck.ts";
-import { trainingFiles } from "../data/paths.ts";
+import { DataError } from "../data/errors.ts";
+import { PACKAGE_ROOT, trainingFiles } from "../data/paths.ts";
 import { cellString, readAll, requireString } from "../data/tables.ts";
 import {
   readCards,
   readClimateFever,
   readClimateStance,
   readFlicc,
+  readGwsd,
   readTexts,
 } from "../data/training-sets.ts";
-import { hashSplit } from "../learning/split.ts";
+import { hashSplit, hashUnit } from "../learning/split.ts";
+import { canonicalCodeSet, isNarrativeCode, NO_NARRATIVE } from "../taxonomy/cards.ts";
 import { splitSentences } from "../text/sentences.ts";
 import { tokenize } from "../text/tokenize.ts";
 import type { NarrativeExample } from "../types.ts";
@@ -34,6 +41,8 @@ export interface NarrativeData {
   stanceTrain: StanceExample[];
   /** Held-out stance rows, per source (none of their texts is in any training row). */
   stanceDev: StanceExample[];
+  /** The written contrast texts of the dev split (their train split is in `train`; the test split: loadContrastTest). */
+  contrastDev: ContrastText[];
 }
 
 /** Where a stance row comes from; the benchmark reports the share given a narrative per source. */
@@ -48,7 +57,10 @@ export type StanceSource =
   | "cf-supports"
   | "cf-refutes"
   | "cf-evidence"
-  | "arxiv";
+  | "arxiv"
+  | "contrast"
+  | "gwsd-agree"
+  | "gwsd-disagree";
 
 export interface StanceExample {
   id: string;
@@ -56,6 +68,8 @@ export interface StanceExample {
   /** Whether the text carries a narrative (any code but 0_0). */
   narrative: boolean;
   source: StanceSource;
+  /** Texts sharing a key share a cross-validation fold (the written texts: their subject); default the text. */
+  foldKey?: string;
 }
 
 /** Mainstream sources: the share of their texts given a narrative is the false-alarm rate. */
@@ -87,8 +101,10 @@ export function splitKey(text: string): string {
 export async function loadNarrativeData(
   dataDir?: string,
   climatecheckTrain?: string,
+  contrastDir = CONTRAST_DIR,
 ): Promise<NarrativeData> {
   const files = trainingFiles(dataDir);
+  const contrast = await readContrastDir(contrastDir);
   const cards = await readCards(files.cards);
   // The adapter numbers ids by line within a file: prefix the split so train and val ids stay distinct.
   const flicc = [
@@ -106,10 +122,17 @@ export async function loadNarrativeData(
     }
   }
   const fliccTest = (await readFlicc(files.flicc.test)).examples;
+  const contrastKey = (t: ContrastText) => `contrast:${t.targetCode}/${t.subject}`;
+  const contrastTrain = contrast.filter((t) => t.split === "train");
+  for (const t of contrastTrain) train.push({ id: `contrast:${t.id}`, text: t.text, codes: t.codes });
 
   const sourceOf = (id: string): StanceSource =>
     id.split(":")[0].startsWith("flicc") ? "flicc" : (id.split(":")[0] as StanceSource);
-  const stanceTrain: StanceExample[] = train.map((e) => stanceOf(e, sourceOf(e.id)));
+  const foldKeys = new Map(contrastTrain.map((t) => [`contrast:${t.id}`, contrastKey(t)]));
+  const stanceTrain: StanceExample[] = train.map((e) => {
+    const foldKey = foldKeys.get(e.id);
+    return { ...stanceOf(e, sourceOf(e.id)), ...(foldKey ? { foldKey } : {}) };
+  });
   const stanceDev: StanceExample[] = [
     ...dev.filter((e) => e.id.startsWith("cards:")).map((e) => stanceOf(e, "cards")),
     ...fliccTest.map((e) => stanceOf(e, "flicc")),
@@ -158,12 +181,25 @@ export async function loadNarrativeData(
     const side = hashSplit(paper, DEV_FRACTION, "narratives-arxiv") === "dev" ? stanceDev : stanceTrain;
     side.push(plain(a.id, a.text, false, "arxiv"));
   }
+  // GWSD news sentences: disagree-majority as stance-carrying, agree-majority as mainstream (neutral left out).
+  for (const g of await readGwsd(files.gwsd)) {
+    if (g.stance === "neutral") continue;
+    const disagree = g.stance === "disagree";
+    const row = plain(g.id, g.text, disagree, disagree ? "gwsd-disagree" : "gwsd-agree");
+    (g.heldOut ? stanceDev : stanceTrain).push(row);
+  }
+  // The written dev and test texts never train (their subjects are apart already; this catches repeated texts).
+  const heldOutWritten = contrast
+    .filter((t) => t.split !== "train")
+    .map((t) => plain(t.id, t.text, !t.codes.includes(NO_NARRATIVE), "contrast"));
+  const dropped = new Set(heldOutWritten.map((e) => splitKey(e.text)));
   return {
-    train,
+    train: train.filter((e) => !e.id.startsWith("contrast:") || !dropped.has(splitKey(e.text))),
     dev,
     fliccTest,
-    stanceTrain: distinct(stanceTrain, stanceDev),
+    stanceTrain: distinct(stanceTrain, [...stanceDev, ...heldOutWritten]),
     stanceDev: distinct(stanceDev, []),
+    contrastDev: contrast.filter((t) => t.split === "dev"),
   };
 }
 
@@ -201,6 +237,118 @@ export function countBySource(examples: readonly NarrativeExample[]): Record<str
   for (const e of examples) {
     const source = e.id.split(":")[0].replace(/-(train|val)$/, "");
     out[source] = (out[source] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** The written contrast texts (GUIDELINES.md and README.md there), one JSON Lines file per writer. */
+export const CONTRAST_DIR = join(PACKAGE_ROOT, "data", "narratives-contrast");
+export const CONTRAST_KINDS = ["contrarian", "mainstream", "rebuttal", "mainstream-words"] as const;
+export type ContrastKind = (typeof CONTRAST_KINDS)[number];
+export type ContrastSplit = "train" | "dev" | "test";
+
+export interface ContrastText extends NarrativeExample {
+  kind: ContrastKind;
+  /** The code whose subject the text shares ("none" for a mainstream-words text near no code). */
+  targetCode: string;
+  subject: string;
+  split: ContrastSplit;
+}
+
+/** Fixed before any model work: changing it reshuffles train, dev and the once-read test split. */
+export const CONTRAST_SALT = "narratives-contrast-v1";
+const CONTRAST_TRAIN = 0.6;
+const CONTRAST_DEV = 0.2;
+const SUBJECT_SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** A subject's split (about 60/20/20): a seeded hash of the slug scoped by its target code, so all its texts stay together. */
+export function contrastSplit(targetCode: string, subject: string): ContrastSplit {
+  const u = hashUnit(`${targetCode}/${subject}`, CONTRAST_SALT);
+  return u < CONTRAST_TRAIN ? "train" : u < CONTRAST_TRAIN + CONTRAST_DEV ? "dev" : "test";
+}
+
+/**
+ * Reads one file of written contrast texts: `{id, text, codes, kind, target_code, subject}` per line. A bad record
+ * is a DataError naming the file, line and field: codes must be CARDS codes, `0_0` alone exactly for the
+ * non-contrarian kinds, and a contrarian text must carry its target code.
+ */
+export async function readContrastTexts(path: string): Promise<ContrastText[]> {
+  const out: ContrastText[] = [];
+  for (const r of await readAll(path)) {
+    const bad = (field: string, message: string) => new DataError(path, message, { line: r.line, field });
+    const id = requireString(path, r, "id");
+    const text = requireString(path, r, "text");
+    const kind = requireString(path, r, "kind");
+    if (!(CONTRAST_KINDS as readonly string[]).includes(kind))
+      throw bad("kind", `must be one of ${CONTRAST_KINDS.join(", ")}, got "${kind}"`);
+    const targetCode = requireString(path, r, "target_code");
+    if (targetCode !== "none" && !(isNarrativeCode(targetCode) && targetCode !== NO_NARRATIVE))
+      throw bad("target_code", `must be a CARDS code other than 0_0, or "none", got "${targetCode}"`);
+    const subject = requireString(path, r, "subject");
+    if (!SUBJECT_SLUG.test(subject)) throw bad("subject", `must be a lowercase slug, got "${subject}"`);
+    const raw = r.row.codes;
+    if (!Array.isArray(raw) || raw.length === 0 || !raw.every((c) => typeof c === "string"))
+      throw bad("codes", "must be a non-empty list of CARDS codes");
+    const unknown = raw.find((c) => !isNarrativeCode(c));
+    if (unknown !== undefined) throw bad("codes", `unknown CARDS code "${unknown}"`);
+    const codes = canonicalCodeSet(raw as string[]);
+    const none = codes.length === 1 && codes[0] === NO_NARRATIVE;
+    if (kind === "contrarian" ? none || raw.includes(NO_NARRATIVE) : !none)
+      throw bad(
+        "codes",
+        kind === "contrarian" ? "a contrarian text needs its codes, not 0_0" : `a ${kind} text is 0_0 alone`,
+      );
+    if (kind === "contrarian" && !raw.includes(targetCode))
+      throw bad("codes", `a contrarian text carries its target code ${targetCode}`);
+    out.push({
+      id,
+      text,
+      codes,
+      kind: kind as ContrastKind,
+      targetCode,
+      subject,
+      split: contrastSplit(targetCode, subject),
+    });
+  }
+  return out;
+}
+
+/** Every written-*.jsonl file of `dir` (none: no texts), ids unique across them. */
+export async function readContrastDir(dir = CONTRAST_DIR): Promise<ContrastText[]> {
+  if (!existsSync(dir)) return [];
+  const files = (await readdir(dir)).filter((f) => /^written-.*\.jsonl$/.test(f)).sort();
+  const out: ContrastText[] = [];
+  const seen = new Map<string, string>();
+  for (const f of files) {
+    const path = join(dir, f);
+    for (const t of await readContrastTexts(path)) {
+      const first = seen.get(t.id);
+      if (first) throw new DataError(path, `id "${t.id}" repeats one in ${first}`, { field: "id" });
+      seen.set(t.id, f);
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+/** The written test split: read once, by the benchmark, at the end. */
+export async function loadContrastTest(dir = CONTRAST_DIR): Promise<ContrastText[]> {
+  return (await readContrastDir(dir)).filter((t) => t.split === "test");
+}
+
+/** The second labeller's codes (`{id, codes}` per line), by id: the agreement sample of the written texts. */
+export async function readSecondLabels(path: string): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (const r of await readAll(path)) {
+    const id = requireString(path, r, "id");
+    const raw = r.row.codes;
+    if (!Array.isArray(raw) || raw.length === 0 || !raw.every((c) => typeof c === "string"))
+      throw new DataError(path, "must be a non-empty list of CARDS codes", { line: r.line, field: "codes" });
+    const unknown = raw.find((c) => !isNarrativeCode(c));
+    if (unknown !== undefined)
+      throw new DataError(path, `unknown CARDS code "${unknown}"`, { line: r.line, field: "codes" });
+    if (out.has(id)) throw new DataError(path, `id "${id}" labelled twice`, { line: r.line, field: "id" });
+    out.set(id, canonicalCodeSet(raw as string[]));
   }
   return out;
 }

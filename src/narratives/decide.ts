@@ -1,6 +1,7 @@
 /**
  * The decision rules, pure. First the gate: a claim carries a narrative when its calibrated P(narrative) is at
- * least NARRATIVE_THRESHOLD (more likely than not), else it is 0_0, alone. Then the groups given a narrative: each
+ * least the rule's threshold (`check`: NARRATIVE_THRESHOLD, more likely than not; `classify`: the model's own,
+ * lower one), else it is 0_0, alone. Then the groups given a narrative: each
  * group whose P(group | narrative) passes its threshold, or the most likely one when none does (the gate has
  * already said there is a narrative). Then the codes within each chosen group; when none passes, the group code
  * X_0 (annotation guideline) or, as an ablation, the most likely sub-code.
@@ -9,7 +10,15 @@ import { canonicalCodeSet, type Group, groupCode, NO_NARRATIVE, subCodes } from 
 
 export type Fallback = "group-code" | "argmax";
 
-/** P(narrative) at or above which a narrative is named: the label follows the probability shown beside it. */
+/**
+ * Which decision rule: `check` (the product: `check`, the API, the page) names a narrative only when P(narrative)
+ * is at least NARRATIVE_THRESHOLD, for precision on mainstream text; `classify` (the shared task's output:
+ * `classify`, batch task 2) names one from the lower threshold chosen out of fold for CARDS-style mean F1
+ * (Thresholds.classifyNarrative), since the gate's precision costs CARDS recall.
+ */
+export type DecisionRule = "check" | "classify";
+
+/** P(narrative) at or above which `check` names a narrative: the label follows the probability shown beside it. */
 export const NARRATIVE_THRESHOLD = 0.5;
 
 export interface NarrativeScores {
@@ -26,12 +35,23 @@ export interface Thresholds {
   group: number[];
   /** Per sub-code, on P(code | group). */
   code: Record<string, number>;
+  /** The `classify` rule's threshold on P(narrative) (absent in older models: NARRATIVE_THRESHOLD). */
+  classifyNarrative?: number;
 }
+
+/** The threshold on P(narrative) of a rule. */
+export const gateThreshold = (thresholds: Thresholds, rule: DecisionRule): number =>
+  rule === "classify" ? (thresholds.classifyNarrative ?? NARRATIVE_THRESHOLD) : NARRATIVE_THRESHOLD;
 
 export const NARRATIVE_GROUPS: readonly Group[] = [1, 2, 3, 4, 5];
 
-export function decide(scores: NarrativeScores, thresholds: Thresholds, fallback: Fallback): string[] {
-  if (!(scores.narrative >= NARRATIVE_THRESHOLD)) return [NO_NARRATIVE];
+export function decide(
+  scores: NarrativeScores,
+  thresholds: Thresholds,
+  fallback: Fallback,
+  rule: DecisionRule = "check",
+): string[] {
+  if (!(scores.narrative >= gateThreshold(thresholds, rule))) return [NO_NARRATIVE];
   let groups = NARRATIVE_GROUPS.filter((g) => scores.group[g] >= thresholds.group[g]);
   if (groups.length === 0)
     groups = [NARRATIVE_GROUPS.reduce((a, b) => ((scores.group[b] ?? 0) > (scores.group[a] ?? 0) ? b : a))];

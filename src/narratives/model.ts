@@ -65,6 +65,10 @@ export interface NarrativeModelJson {
       worst: number;
     };
     mlpShipped?: boolean;
+    /** Whether GWSD joined the gate, and the linear gate's worst ratios with and without it when cross-validated. */
+    gwsd?: { used: boolean; worstWith?: number; worstWithout?: number };
+    /** The classify rule's threshold on P(narrative), its out-of-fold CARDS mean F1, and that at the check rule's. */
+    classify?: { threshold: number; cardsMeanF1: number; cardsMeanF1AtCheck: number };
   };
   settings: Record<string, unknown>;
 }

@@ -6,7 +6,7 @@
  * stays untouched for reporting. Deterministic.
  */
 
-import { flaggedShareByGroup } from "../evaluation/metrics.ts";
+import { flaggedShareByGroup, meanF1OverPresent } from "../evaluation/metrics.ts";
 import { type Features, type LogisticModel, trainLogistic } from "../learning/logistic.ts";
 import { Mlp } from "../learning/mlp.ts";
 import type { SparseVector } from "../learning/sparse.ts";
@@ -17,6 +17,7 @@ import { type Group, groupOf, NARRATIVES, NO_NARRATIVE, subCodes } from "../taxo
 import type { NarrativeExample } from "../types.ts";
 import { countBySource, type StanceExample, splitKey } from "./data.ts";
 import {
+  decide,
   type Fallback,
   NARRATIVE_GROUPS,
   NARRATIVE_THRESHOLD,
@@ -55,6 +56,8 @@ export interface TrainOptions {
   wordMaxFeatures: number;
   charMaxFeatures: number;
   gate: GateOptions;
+  /** GWSD rows in the gate: "cv" (where cross-validation says they pay), true (always) or false (never). */
+  gwsd: "cv" | boolean;
   log?: (msg: string) => void;
 }
 
@@ -67,6 +70,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   wordMaxFeatures: 6000,
   charMaxFeatures: 10000,
   gate: { l2: 1e-4, noneWeight: 1 },
+  gwsd: "cv",
 };
 
 /** One training row of a logistic regression: a feature vector, a class, a weight and a fold. */
@@ -298,7 +302,7 @@ export function trainGate(
     x: vectors[i],
     y: e.narrative ? 1 : 0,
     w: weights[i],
-    fold: foldOf(e.text, options.folds),
+    fold: foldOf(e.foldKey ?? e.text, options.folds),
   }));
   const extra = prototypeRows(prototypes);
   const logits = linearGateOof(rows, extra, dim, options);
@@ -326,12 +330,24 @@ export function trainGate(
   return { model, ...combined, mlp, linear, mlpShipped: true };
 }
 
-/** Mainstream cells whose false-alarm rate the gate's threshold is chosen on (want at most MAX_FALSE_ALARM). */
-const FALSE_ALARM_CELLS = ["stance-favor", "climatebert", "env-claims", "cf-evidence", "arxiv"];
-/** Contrarian cells whose miss rate it is chosen on (want at most MAX_MISS). */
-const MISS_CELLS = ["flicc", "stance-against"];
-const MAX_FALSE_ALARM = 0.1;
-const MAX_MISS = 0.15;
+/** Mainstream cells whose false-alarm rate the gate's threshold is chosen on, with each one's allowance. */
+const FALSE_ALARM_ALLOWANCE: Record<string, number> = {
+  "stance-favor": 0.1,
+  climatebert: 0.1,
+  "env-claims": 0.1,
+  "cf-evidence": 0.1,
+  arxiv: 0.1,
+  // The written mainstream, rebuttal and mainstream-words texts (issue 23's target: at most 0.08).
+  "contrast:none": 0.08,
+};
+/** Contrarian cells whose miss rate it is chosen on, with each one's allowance. */
+const MISS_ALLOWANCE: Record<string, number> = {
+  flicc: 0.15,
+  "stance-against": 0.15,
+  "contrast:narrative": 0.1,
+};
+const FALSE_ALARM_CELLS = Object.keys(FALSE_ALARM_ALLOWANCE);
+const MISS_CELLS = Object.keys(MISS_ALLOWANCE);
 export const GATE_THRESHOLD_GRID: readonly number[] = Array.from({ length: 14 }, (_, i) => 0.3 + 0.05 * i);
 
 export const cellShare = (cells: readonly string[], p: readonly number[], c: string, t: number) => {
@@ -347,14 +363,15 @@ export const cellShare = (cells: readonly string[], p: readonly number[], c: str
 
 /**
  * The worst ratio of a cell's error to its allowance at threshold `t` on `p`: false alarms over 0.10 on each
- * mainstream source, misses over 0.15 on FLICC and ClimateStance Against (at most 1 meets every target). Cells
+ * mainstream source (0.08 on the written non-contrarian texts), misses over 0.15 on FLICC and ClimateStance Against
+ * (0.10 on the written contrarian texts); at most 1 meets every target. Cells
  * absent from the data are skipped; none present gives NaN.
  */
 export function gateWorstRatio(cells: readonly string[], p: readonly number[], t: number): number {
   const present = (c: string) => cells.includes(c);
   const ratios = [
-    ...FALSE_ALARM_CELLS.filter(present).map((c) => cellShare(cells, p, c, t) / MAX_FALSE_ALARM),
-    ...MISS_CELLS.filter(present).map((c) => (1 - cellShare(cells, p, c, t)) / MAX_MISS),
+    ...FALSE_ALARM_CELLS.filter(present).map((c) => cellShare(cells, p, c, t) / FALSE_ALARM_ALLOWANCE[c]),
+    ...MISS_CELLS.filter(present).map((c) => (1 - cellShare(cells, p, c, t)) / MISS_ALLOWANCE[c]),
   ];
   return ratios.length ? Math.max(...ratios) : Number.NaN;
 }
@@ -401,9 +418,11 @@ export function chooseGateThreshold(cells: readonly string[], p: readonly number
   return Number(best.toFixed(2));
 }
 
+const isGwsd = (e: StanceExample) => e.source === "gwsd-agree" || e.source === "gwsd-disagree";
+
 export async function trainNarrativeModel(
   train: readonly NarrativeExample[],
-  stance: readonly StanceExample[],
+  allStance: readonly StanceExample[],
   options: TrainOptions = DEFAULT_TRAIN_OPTIONS,
 ): Promise<NarrativeModelJson> {
   const log = options.log ?? (() => {});
@@ -412,9 +431,9 @@ export async function trainNarrativeModel(
   const proto = prototypeTexts();
   const descTexts = proto.descriptions;
   if (has("use"))
-    log(`embedding ${stance.length + train.length} training texts with ${options.encoder?.name}`);
+    log(`embedding ${allStance.length + train.length} training texts with ${options.encoder?.name}`);
   const emb = await embedAll(
-    [...descTexts, ...proto.rebuttals, ...stance.map((e) => e.text), ...train.map((e) => e.text)],
+    [...descTexts, ...proto.rebuttals, ...allStance.map((e) => e.text), ...train.map((e) => e.text)],
     options,
   );
   const get = (t: string) => emb?.get(t) as Float32Array;
@@ -423,7 +442,7 @@ export async function trainNarrativeModel(
     : undefined;
   // One vocabulary over every text the model learns from, mainstream included.
   const features = NarrativeFeatures.fit(
-    [...new Set([...stance.map((e) => e.text), ...train.map((e) => e.text)])],
+    [...new Set([...allStance.map((e) => e.text), ...train.map((e) => e.text)])],
     {
       families: options.families,
       wordMaxFeatures: options.wordMaxFeatures,
@@ -440,19 +459,54 @@ export async function trainNarrativeModel(
         ...proto.rebuttals.map((t) => ({ x: vectorOf(t), narrative: false, w: options.descWeight })),
       ]
     : [];
-  const gate = trainGate(
-    stance,
-    stance.map((e) => vectorOf(e.text)),
-    features.dim,
-    options,
-    gatePrototypes,
-    emb ? stance.map((e) => get(e.text)) : undefined,
-  );
+  const fitGateOn = (rows: readonly StanceExample[]) =>
+    trainGate(
+      rows,
+      rows.map((e) => vectorOf(e.text)),
+      features.dim,
+      options,
+      gatePrototypes,
+      emb ? rows.map((e) => get(e.text)) : undefined,
+    );
+  // GWSD's news sentences join the gate where cross-validation says they pay: with "cv", the linear gate is fitted
+  // with and without them, and they stay when the worst ratio over the target cells (none of them GWSD) falls.
+  const withoutGwsd = allStance.filter((e) => !isGwsd(e));
+  let stance: readonly StanceExample[] = options.gwsd === false ? withoutGwsd : allStance;
+  let gwsdCv: { with: number; without: number } | undefined;
+  let gate: GateFit | undefined;
+  if (options.gwsd === "cv" && withoutGwsd.length < allStance.length) {
+    log("GWSD: cross-validating the linear gate with and without it");
+    const linearGate = (rows: readonly StanceExample[]) =>
+      trainGate(
+        rows,
+        rows.map((e) => vectorOf(e.text)),
+        features.dim,
+        options,
+        gatePrototypes,
+      );
+    const [withIt, withoutIt] = [linearGate(allStance), linearGate(withoutGwsd)];
+    gwsdCv = { with: withIt.worst, without: withoutIt.worst };
+    const pays = gwsdCv.with < gwsdCv.without - 1e-12;
+    stance = pays ? allStance : withoutGwsd;
+    log(
+      `GWSD: worst ratio ${gwsdCv.with.toFixed(3)} with, ${gwsdCv.without.toFixed(3)} without: ${pays ? "used" : "left out"}`,
+    );
+    // Without sentence vectors the linear gate is the gate: no need to fit it again.
+    if (!emb) gate = pays ? withIt : withoutIt;
+  }
+  gate ??= fitGateOn(stance);
 
   // The code models learn from texts that carry a narrative: P(group | narrative), P(code | group).
+  const foldKeys = new Map(stance.flatMap((e) => (e.foldKey ? [[e.text, e.foldKey] as const] : [])));
+  const trainFold = (text: string) => foldOf(foldKeys.get(text) ?? text, options.folds);
   const coded = train.filter((e) => !e.codes.includes(NO_NARRATIVE));
   const vectors = coded.map((e) => vectorOf(e.text));
-  const folds = coded.map((e) => foldOf(e.text, options.folds));
+  const folds = coded.map((e) => trainFold(e.text));
+  // CARDS rows (with and without a narrative) get out-of-fold scores too, for the classify rule's threshold.
+  const cards = train.filter((e) => e.id.startsWith("cards:"));
+  const cardsVectors = cards.map((e) => vectorOf(e.text));
+  const cardsFolds = cards.map((e) => trainFold(e.text));
+  const cardsOof: NarrativeScores[] = new Array(cards.length);
   // Softmax rows: a multi-label example becomes one row per group (per code), weights summing to 1.
   const groupRows: Row[] = [];
   const codeRows = new Map<number, Row[]>(NARRATIVE_GROUPS.map((g) => [g, []]));
@@ -485,8 +539,23 @@ export async function trainNarrativeModel(
     coded.forEach((_, i) => {
       if (folds[i] === f) oof[i] = scoreVector({ ...m, gate }, vectors[i], emb?.get(coded[i].text));
     });
+    cards.forEach((_, i) => {
+      if (cardsFolds[i] === f)
+        cardsOof[i] = scoreVector({ ...m, gate }, cardsVectors[i], emb?.get(cards[i].text));
+    });
   }
-  const thresholds = tuneAll(coded, oof);
+  const codeThresholds = tuneAll(coded, oof);
+  // The gate's own out-of-fold P(narrative) of each CARDS row (the code scores above use the final gate).
+  const gateOof = new Map(stance.map((e, i) => [e.text, gate.oof[i]] as const));
+  const scored = cards.flatMap((e, i) => {
+    const narrative = gateOof.get(e.text);
+    return narrative === undefined ? [] : [{ gold: e.codes, scores: { ...cardsOof[i], narrative } }];
+  });
+  const classify = chooseClassifyThreshold(scored, codeThresholds, options.fallback);
+  log(
+    `classify rule: P(narrative) >= ${classify.threshold} (out-of-fold CARDS mean F1 ${classify.f1.toFixed(3)}, at 0.5 ${classify.atCheck.toFixed(3)})`,
+  );
+  const thresholds: Thresholds = { ...codeThresholds, classifyNarrative: classify.threshold };
   log("final fit");
   const final = fitCodes(groupRows, codeRows, features.dim, options.l2, -2);
   const { encoder: _e, log: _l, ...settings } = options;
@@ -509,9 +578,49 @@ export async function trainNarrativeModel(
     crossValidation: {
       ...cvFigures(stance, gate),
       ...(gate.linear ? { linear: cvFigures(stance, gate.linear), mlpShipped: gate.mlpShipped } : {}),
+      gwsd: {
+        used: stance.some(isGwsd),
+        ...(gwsdCv ? { worstWith: gwsdCv.with, worstWithout: gwsdCv.without } : {}),
+      },
+      classify: {
+        threshold: classify.threshold,
+        cardsMeanF1: classify.f1,
+        cardsMeanF1AtCheck: classify.atCheck,
+      },
     },
     settings,
   };
+}
+
+/** Candidate thresholds of the classify rule on P(narrative): from the check rule's 0.5 down. */
+export const CLASSIFY_THRESHOLD_GRID: readonly number[] = Array.from(
+  { length: 10 },
+  (_, i) => 0.5 - 0.05 * i,
+);
+
+/**
+ * The classify rule's threshold on P(narrative): the one of CLASSIFY_THRESHOLD_GRID whose decisions give the best
+ * mean F1 over the codes present on `rows` (out-of-fold scores of the CARDS training rows), the higher threshold on
+ * ties. With no rows, the check rule's.
+ */
+export function chooseClassifyThreshold(
+  rows: readonly { gold: readonly string[]; scores: NarrativeScores }[],
+  thresholds: Thresholds,
+  fallback: Fallback,
+): { threshold: number; f1: number; atCheck: number } {
+  const f1At = (t: number) =>
+    meanF1OverPresent(
+      rows.map((r) => decide(r.scores, { ...thresholds, classifyNarrative: t }, fallback, "classify")),
+      rows.map((r) => r.gold),
+    );
+  const atCheck = rows.length ? f1At(NARRATIVE_THRESHOLD) : 0;
+  let best = { threshold: NARRATIVE_THRESHOLD, f1: atCheck };
+  if (rows.length === 0) return { ...best, atCheck };
+  for (const t of CLASSIFY_THRESHOLD_GRID) {
+    const f1 = f1At(t);
+    if (f1 > best.f1 + 1e-12) best = { threshold: Number(t.toFixed(2)), f1 };
+  }
+  return { ...best, atCheck };
 }
 
 /** A calibrated gate's out-of-fold figures for the card: threshold, share given a narrative per cell, worst ratio. */
@@ -526,7 +635,7 @@ const cvFigures = (stance: readonly StanceExample[], g: GateCalibration) => ({
 
 /** The cell a stance row is reported in: its source, and for a source with both classes, its class. */
 export const stanceCell = (e: StanceExample): string =>
-  e.source === "cards" || e.source === "climatecheck"
+  e.source === "cards" || e.source === "climatecheck" || e.source === "contrast"
     ? `${e.source}:${e.narrative ? "narrative" : "none"}`
     : e.source;
 

@@ -49,7 +49,13 @@ export async function openTask2Lane(
   const classifier = new NarrativeClassifier(json, encoder);
   return {
     async process(claims) {
-      return (await classifier.classify(claims.map((c) => c.text))).map((p) => p.codes);
+      // Task 2 output: the classify rule (narratives/decide.ts).
+      return (
+        await classifier.classify(
+          claims.map((c) => c.text),
+          "classify",
+        )
+      ).map((p) => p.codes);
     },
     async close() {
       await encoder?.close();
