@@ -323,7 +323,19 @@ async function* readParquet(
   const total = Number(metadata.num_rows);
   for (let rowStart = 0; rowStart < total; rowStart += sliceRows) {
     const rowEnd = Math.min(total, rowStart + sliceRows);
-    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: wanted });
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: wanted });
+    } catch (e) {
+      // A damaged page: the rows of the slice are unknown, so the first one is named.
+      throw new DataError(
+        path,
+        `damaged Parquet data in rows ${rowStart + 1}-${rowEnd} (${(e as Error).message})`,
+        {
+          line: rowStart + 1,
+        },
+      );
+    }
     for (let i = 0; i < rows.length; i++) yield { line: rowStart + i + 1, row: rows[i] as Row };
   }
 }
