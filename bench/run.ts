@@ -26,6 +26,8 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   trust: () => import("./trust.ts"),
   "byo-models": () => import("./byo-models.ts"),
   "narratives-tried": () => import("./narratives-tried.ts"),
+  reliability: () => import("./reliability.ts"),
+  "reliability-fuzz": () => import("./reliability-fuzz.ts"),
 };
 
 const FILE = "BENCHMARKS.md";
