@@ -13,6 +13,8 @@ import { type Bench, loadAverage, table } from "./report.ts";
 
 const SEED = 2025;
 const CASES = Number(process.env.FUZZ_CASES ?? 100_000);
+const SPIN =
+  "not run here: hyparquet 1.33.0 spins forever (synchronously) on some damaged files, found by the short run's generator; see docs/reliability.md";
 
 interface Row {
   name: string;
@@ -36,6 +38,11 @@ export const bench: Bench = async () => {
   const rows: Row[] = [];
   for (const t of READER_TARGETS) {
     const tally = newTally();
+    if (t.name.includes("Parquet")) {
+      // A synchronous spin inside hyparquet cannot be timed out in process: it would stop the whole run.
+      rows.push({ name: t.name, tally, seconds: 0, outcome: SPIN });
+      continue;
+    }
     rows.push(await runOne(t.name, readerProperty(t, tempDir("cc-fuzz-"), tally) as never, tally));
   }
   const p = await testPipeline();

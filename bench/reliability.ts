@@ -77,7 +77,7 @@ async function normalLoad(url: string, seconds: number): Promise<{ ms: number[];
 /** Holds `count` slow connections open until stop(); counts those the server closed. */
 function slowClients(url: string, count: number) {
   const { hostname, port } = new URL(url);
-  let cut = 0;
+  const cut = { headers: 0, body: 0 };
   let stopped = false;
   const sockets = new Set<Socket>();
   const open = (i: number) => {
@@ -100,13 +100,13 @@ function slowClients(url: string, count: number) {
       clearInterval(timer);
       sockets.delete(s);
       if (stopped) return;
-      cut++;
+      cut[i % 2 === 0 ? "headers" : "body"]++;
       setTimeout(() => open(i), 50);
     });
   };
   for (let i = 0; i < count; i++) open(i);
   return {
-    cut: () => cut,
+    cut: () => ({ ...cut }),
     open: () => sockets.size,
     stop() {
       stopped = true;
@@ -131,8 +131,10 @@ export const bench: Bench = async () => {
     await new Promise((r) => setTimeout(r, 2000));
     const heldAtStart = slow.open();
     log(`normal load beside ${SLOW} slow connections (${heldAtStart} open), ${PHASE_S} s`);
+    const before = slow.cut();
     const beside = await normalLoad(server.url, PHASE_S);
-    const cut = slow.cut();
+    const after = slow.cut();
+    const cut = { headers: after.headers - before.headers, body: after.body - before.body };
     const held = slow.open();
     slow.stop();
     const row = (name: string, r: { ms: number[]; errors: number }) => [
@@ -154,7 +156,7 @@ export const bench: Bench = async () => {
           [row("normal load alone", alone), row(`beside ${SLOW} slow connections`, beside)],
         ),
         "",
-        `Slow connections open when the measured phase began: ${heldAtStart}; at its end: ${held}; cut by the server during it (408 or closed at the headers or body timeout) and reopened: ${cut}.`,
+        `Slow connections open when the measured phase began: ${heldAtStart}; at its end: ${held}; cut by the server during it and reopened: ${cut.headers} of the slow-header half (headers timeout, 408), ${cut.body} of the stalled-body half (body timeout).`,
         "",
         "Faults injected and survived (each in `npm test`; run alone with the command shown):",
         "",

@@ -139,20 +139,20 @@ function header(columns: string[]): fc.Arbitrary<string[]> {
 function rows(h: string[], quote: (c: string) => fc.Arbitrary<string>): fc.Arbitrary<string[][]> {
   const row = fc.tuple(
     ...h.map((c) =>
-      fc.oneof({ weight: 6, arbitrary: plausible(c) }, { weight: 1, arbitrary: cell }).chain(quote),
+      fc.oneof({ weight: 30, arbitrary: plausible(c) }, { weight: 1, arbitrary: cell }).chain(quote),
     ),
   );
   const ragged = fc.array(cell.chain(quote), { maxLength: 7 });
-  return fc.array(fc.oneof({ weight: 6, arbitrary: row }, { weight: 1, arbitrary: ragged }), {
+  return fc.array(fc.oneof({ weight: 30, arbitrary: row }, { weight: 1, arbitrary: ragged }), {
     maxLength: 8,
   });
 }
 
 const csvQuote = (c: string) =>
-  fc.nat(9).map((q) => {
-    if (q < 7) return /[",\r\n]/.test(c) ? `"${c.replaceAll('"', '""')}"` : c;
-    if (q < 8) return `"${c}"`;
-    if (q < 9) return `"${c}`;
+  fc.nat(39).map((q) => {
+    if (q < 37) return /[",\r\n]/.test(c) ? `"${c.replaceAll('"', '""')}"` : c;
+    if (q < 38) return `"${c}"`;
+    if (q < 39) return `"${c}`;
     return c;
   });
 
@@ -214,9 +214,15 @@ function mutate(base: fc.Arbitrary<Uint8Array>): fc.Arbitrary<Uint8Array> {
 
 const utf8 = (s: string) => new Uint8Array(Buffer.from(s, "utf8"));
 const csvBytes = (columns: string[]) =>
-  fc.oneof(csvText(columns).map(utf8), mutate(csvText(columns).map(utf8)));
+  fc.oneof(
+    { weight: 3, arbitrary: csvText(columns).map(utf8) },
+    { weight: 1, arbitrary: mutate(csvText(columns).map(utf8)) },
+  );
 const jsonlBytes = (columns: string[]) =>
-  fc.oneof(jsonlText(columns).map(utf8), mutate(jsonlText(columns).map(utf8)));
+  fc.oneof(
+    { weight: 3, arbitrary: jsonlText(columns).map(utf8) },
+    { weight: 1, arbitrary: mutate(jsonlText(columns).map(utf8)) },
+  );
 const gzipped = (b: fc.Arbitrary<Uint8Array>) => b.map((x) => new Uint8Array(gzipSync(x)));
 
 const validParquet = fc
@@ -315,7 +321,14 @@ const jsonBody = fc.oneof(
     arbitrary: fc
       .record(
         {
-          claim: fc.oneof(cell, fc.jsonValue({ maxDepth: 2 })),
+          claim: fc.oneof(
+            {
+              weight: 3,
+              arbitrary: fc.constantFrom("Sea level rise is accelerating", "The sun causes warming"),
+            },
+            { weight: 1, arbitrary: cell },
+            { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+          ),
           k: fc.oneof(
             fc.integer({ min: -5, max: 100 }),
             fc.double(),
@@ -340,9 +353,14 @@ const jsonBody = fc.oneof(
   },
 );
 
-const apiRequest = fc.record({
-  method: fc.constantFrom("GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"),
+const randomRequest = fc.record({
+  method: fc.oneof(
+    { weight: 6, arbitrary: fc.constant("POST") },
+    { weight: 2, arbitrary: fc.constant("GET") },
+    { weight: 1, arbitrary: fc.constantFrom("PUT", "DELETE", "HEAD", "OPTIONS", "PATCH") },
+  ),
   path: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom("/v1/check", "/v1/verify", "/v1/narratives") },
     fc.constantFrom(
       "/v1/check",
       "/v1/verify",
@@ -370,6 +388,32 @@ const apiRequest = fc.record({
   ),
   body: fc.oneof(jsonBody.map(utf8), mutate(jsonBody.map(utf8))),
 });
+
+/** Well-formed requests with odd claims, so the pipeline itself is fed too. */
+const validRequest = fc.oneof(
+  fc.record({
+    method: fc.constant("POST"),
+    path: fc.constant("/v1/check"),
+    type: fc.constant("application/json"),
+    body: fc
+      .tuple(cell, fc.integer({ min: 1, max: 5 }))
+      .map(([claim, k]) => utf8(JSON.stringify({ claim, k }))),
+  }),
+  fc.record({
+    method: fc.constant("POST"),
+    path: fc.constant("/v1/narratives"),
+    type: fc.constant("application/json"),
+    body: cell.map((claim) => utf8(JSON.stringify({ claim }))),
+  }),
+  fc.record({
+    method: fc.constantFrom("GET", "HEAD"),
+    path: fc.constantFrom("/healthz", "/openapi.json", "/v1/abstracts/a1", "/"),
+    type: fc.constant(""),
+    body: fc.constant(new Uint8Array()),
+  }),
+);
+
+const apiRequest = fc.oneof({ weight: 1, arbitrary: validRequest }, { weight: 2, arbitrary: randomRequest });
 
 /** The property of the API: no 5xx, errors are JSON with an `error` text. */
 export function apiProperty(app: ReturnType<typeof createApp>, tally: Tally) {

@@ -11,7 +11,7 @@ import { type TestPipeline, testPipeline } from "./pipeline-fixtures.ts";
 import { tempDir } from "./retrieval-fixtures.ts";
 
 const SEED = 25;
-const RUNS = 150;
+const RUNS = 40;
 
 for (const t of READER_TARGETS)
   test(`fuzz ${t.name}: ${RUNS} cases, no crash or hang, every refusal a one-line error naming the file`, async () => {

@@ -366,10 +366,7 @@ describe("climatecheck queue", {
         await w.exited;
         // The worker checked out: nobody is left, and the refusal is still told.
         const text = await cli(["queue", "status", "--redis", redis.url, "--run", run]);
-        assert.match(
-          text.stdout,
-          /workers: 0 seen in the last minute, 1 refused this run/,
-        );
+        assert.match(text.stdout, /workers: 0 seen in the last minute, 1 refused this run/);
         assert.match(
           text.stdout,
           /waiting for nobody: no worker is running; 1 worker\(s\) refused it: its index has fingerprint/,

@@ -321,6 +321,10 @@ async function* readParquet(
   // Slices of a few thousand rows: a whole row group of a large file can hold gigabytes of text, and hyparquet
   // uses the page index to decode only the pages a slice needs.
   const total = Number(metadata.num_rows);
+  // Damaged metadata can claim any row count: trust it only when the row groups add up to it.
+  const grouped = metadata.row_groups.reduce((n, g) => n + Number(g.num_rows), 0);
+  if (!Number.isSafeInteger(total) || total < 0 || grouped !== total)
+    throw new DataError(path, `damaged Parquet metadata (${total} rows, but its row groups hold ${grouped})`);
   for (let rowStart = 0; rowStart < total; rowStart += sliceRows) {
     const rowEnd = Math.min(total, rowStart + sliceRows);
     let rows: Record<string, unknown>[];
@@ -336,6 +340,14 @@ async function* readParquet(
         },
       );
     }
+    if (rows.length !== rowEnd - rowStart)
+      throw new DataError(
+        path,
+        `damaged Parquet data: rows ${rowStart + 1}-${rowEnd} gave ${rows.length} rows`,
+        {
+          line: rowStart + 1,
+        },
+      );
     for (let i = 0; i < rows.length; i++) yield { line: rowStart + i + 1, row: rows[i] as Row };
   }
 }
