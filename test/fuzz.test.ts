@@ -34,3 +34,16 @@ test(`fuzz the HTTP API: ${RUNS * 2} requests, no 5xx, every error JSON with its
   await fc.assert(apiProperty(app, tally), { numRuns: RUNS * 2, seed: SEED });
   assert.ok(tally.accepted > 0 && tally.refused > 0, JSON.stringify(tally));
 });
+
+test("found by fuzzing: POST /v1/verify with a JSON body that is not an object is a 400, not a 500", async () => {
+  const app = createApp(t.pipeline, { log: () => {} });
+  for (const body of ["0", '"x"', "true"]) {
+    const res = await app.request("/v1/verify", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    assert.equal(res.status, 400, body);
+    assert.equal(((await res.json()) as { error: string }).error, "body: a JSON object is expected");
+  }
+});
