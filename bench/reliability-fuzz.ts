@@ -28,7 +28,10 @@ async function runOne(name: string, property: fc.IAsyncProperty<[unknown]>, tall
   const details = await fc.check(property, { numRuns: CASES, seed: SEED, endOnFailure: false });
   const seconds = (performance.now() - started) / 1000;
   const outcome = details.failed
-    ? `FAILED: ${String(details.errorInstance).split("\n")[0].slice(0, 200)} (counterexample ${fc.stringify(details.counterexample).slice(0, 120)})`
+    ? `FAILED: ${String(details.errorInstance).split("\n")[0].slice(0, 200)} (counterexample ${fc.stringify(details.counterexample).slice(0, 120)})`.replace(
+        /[\r\n|]/g,
+        " ",
+      )
     : "no crash, hang or 5xx";
   process.stderr.write(`fuzz ${name}: ${tally.cases} cases in ${seconds.toFixed(0)} s, ${outcome}\n`);
   return { name, tally, seconds, outcome };
