@@ -30,6 +30,8 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "narratives-tried": () => import("./narratives-tried.ts"),
   judged: () => import("./judged.ts"),
   "verification-own": () => import("./verification-own.ts"),
+  reliability: () => import("./reliability.ts"),
+  "reliability-fuzz": () => import("./reliability-fuzz.ts"),
 };
 
 const FILE = "BENCHMARKS.md";

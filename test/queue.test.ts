@@ -274,6 +274,19 @@ describe("climatecheck queue", {
     await task1Run("restart", { aof: "always" }, [], async ({ redis, c, run }) => {
       const held = c.held(7);
       const w = worker(["--redis", redis.url, "--index", indexA, "--exit-when-idle"]);
+      // A waiting collect rides out the restart too.
+      const waited = join(dir, "restart-waited.csv");
+      const collecting = cli([
+        "queue",
+        "collect",
+        "--redis",
+        redis.url,
+        "--run",
+        run,
+        "--out",
+        waited,
+        "--wait",
+      ]);
       await held;
       await redis.stop("SIGKILL");
       await redis.start();
@@ -283,6 +296,9 @@ describe("climatecheck queue", {
       await chunksAre(redis.url, run, { total: CHUNKS, waiting: 0, done: CHUNKS, failed: 0 });
       const out = join(dir, "restart.csv");
       await collectsPredictFile(redis.url, run, out);
+      const col = await collecting;
+      assert.equal(col.code, 0, col.stderr);
+      assert.deepEqual(await readFile(waited), reference1);
     });
   });
 
@@ -310,6 +326,56 @@ describe("climatecheck queue", {
       );
       assert.equal(c.state.requests, 0);
       await chunksAre(redis.url, run, { total: CHUNKS, waiting: CHUNKS, done: 0, failed: 0 });
+    });
+  });
+
+  test("the only worker refuses the run: status says so and collect --wait --timeout ends with exit 2 and the reason", async () => {
+    await task1Run("nobody", {}, [], async ({ redis, c, run }) => {
+      const out = join(dir, "nobody.csv");
+      const w = worker(["--redis", redis.url, "--index", indexB]);
+      try {
+        await w.until(/refusing run/);
+        const s = await status(redis.url, run);
+        assert.equal(s.workers.live.length, 1);
+        assert.equal(s.workers.refusals.length, 1);
+        assert.match(
+          s.stuck ?? "",
+          /every worker seen in the last 60 s \(1\) refused the run: its index has fingerprint/,
+        );
+        const timed = await cli([
+          "queue",
+          "collect",
+          "--redis",
+          redis.url,
+          "--run",
+          run,
+          "--out",
+          out,
+          "--wait",
+          "--timeout",
+          "2",
+        ]);
+        assert.equal(timed.code, 2, timed.stderr);
+        assert.match(timed.stderr, /waits for nobody: every worker seen .* refused the run/);
+        const last = timed.stderr.trim().split("\n").pop() ?? "";
+        assert.match(
+          last,
+          /^climatecheck: run \S+: incomplete: 4 chunk\(s\) not done .*; gave up after 2 s: every worker seen in the last 60 s \(1\) refused the run: its index has fingerprint \w+ but this worker's index/,
+        );
+        w.child.kill("SIGTERM");
+        await w.exited;
+        // The worker checked out: nobody is left, and the refusal is still told.
+        const text = await cli(["queue", "status", "--redis", redis.url, "--run", run]);
+        assert.match(text.stdout, /workers: 0 seen in the last minute, 1 refused this run/);
+        assert.match(
+          text.stdout,
+          /waiting for nobody: no worker is running; 1 worker\(s\) refused it: its index has fingerprint/,
+        );
+      } finally {
+        w.child.kill("SIGKILL");
+      }
+      assert.equal(existsSync(out), false);
+      assert.equal(c.state.requests, 0);
     });
   });
 

@@ -40,6 +40,15 @@ try {
     process.stderr.write(`climatecheck: ${e.message}\n`);
     process.exit(2);
   }
+  // A full disk (or quota, or file size limit): one line; every writer keeps its last complete file or commit.
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG") {
+    const path = (e as NodeJS.ErrnoException).path;
+    process.stderr.write(
+      `climatecheck: no space left to write${path ? ` ${path}` : ""} (${code}); nothing complete was overwritten: free space and run the same command again (ingest and predict resume)\n`,
+    );
+    process.exit(1);
+  }
   // A service that never gave a usable answer (a chat endpoint, the hub, Redis): its stage, URL and reasons,
   // without a stack trace; exit 1 (docs/exit-codes.md).
   if (e instanceof ServiceError) {

@@ -8,7 +8,15 @@ export class DataError extends Error {
     const parts = [file];
     if (where.line !== undefined) parts.push(`line ${where.line}`);
     if (where.field !== undefined) parts.push(`field "${where.field}"`);
-    super(`${parts.join(", ")}: ${message}`);
+    // One line, always: a quoted input (a parser's message often quotes the bad character) may hold line breaks.
+    super(
+      `${parts.join(", ")}: ${message}`.replace(/\r\n|[\r\n\u2028\u2029]/g, (c) =>
+        c
+          .replaceAll("\r", "\\r")
+          .replaceAll("\n", "\\n")
+          .replace(/[\u2028\u2029]/, (u) => `\\u${u.charCodeAt(0).toString(16)}`),
+      ),
+    );
     this.name = "DataError";
     this.file = file;
     this.line = where.line;

@@ -326,9 +326,33 @@ async function* readParquet(
   // Slices of a few thousand rows: a whole row group of a large file can hold gigabytes of text, and hyparquet
   // uses the page index to decode only the pages a slice needs.
   const total = Number(metadata.num_rows);
+  // Damaged metadata can claim any row count: trust it only when the row groups add up to it.
+  const grouped = metadata.row_groups.reduce((n, g) => n + Number(g.num_rows), 0);
+  if (!Number.isSafeInteger(total) || total < 0 || grouped !== total)
+    throw new DataError(path, `damaged Parquet metadata (${total} rows, but its row groups hold ${grouped})`);
   for (let rowStart = 0; rowStart < total; rowStart += sliceRows) {
     const rowEnd = Math.min(total, rowStart + sliceRows);
-    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: wanted });
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: wanted });
+    } catch (e) {
+      // A damaged page: the rows of the slice are unknown, so the first one is named.
+      throw new DataError(
+        path,
+        `damaged Parquet data in rows ${rowStart + 1}-${rowEnd} (${(e as Error).message})`,
+        {
+          line: rowStart + 1,
+        },
+      );
+    }
+    if (rows.length !== rowEnd - rowStart)
+      throw new DataError(
+        path,
+        `damaged Parquet data: rows ${rowStart + 1}-${rowEnd} gave ${rows.length} rows`,
+        {
+          line: rowStart + 1,
+        },
+      );
     for (let i = 0; i < rows.length; i++) yield { line: rowStart + i + 1, row: rows[i] as Row };
   }
 }

@@ -12,11 +12,14 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { type CorpusFormat, readCorpus } from "../data/climatecheck.ts";
 import { DataError } from "../data/errors.ts";
+import { writeFileAtomic } from "../data/tables.ts";
 import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { splitSentences } from "../text/sentences.ts";
 import type { CorpusAbstract } from "../types.ts";
 import { Bm25Builder } from "./bm25.ts";
 import { corpusKind, settingsFor } from "./bm25-settings.ts";
+import { checksumFiles, type FileChecksum } from "./checksums.ts";
+import { crashPoint } from "./crash-points.ts";
 import type { EmbedRecipe } from "./embed-text.ts";
 import { buildIvf, ivfCount, writeIvf } from "./ivf.ts";
 import {
@@ -102,12 +105,38 @@ function toStored(a: CorpusAbstract): StoredDoc {
   return doc;
 }
 
-/** Streams docs.jsonl lines up to a byte limit (the commit point). */
-async function* storedLines(dir: string): AsyncGenerator<string> {
+/** Streams the committed docs of docs.jsonl (the file is cut back to the commit point first), decoded. */
+async function* storedDocs(dir: string): AsyncGenerator<{ doc: StoredDoc; bytes: number }> {
   const path = join(dir, FILES.docs);
   if (!existsSync(path)) return;
   const rl = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of rl) if (line !== "") yield line;
+  let n = 0;
+  for await (const line of rl) {
+    n++;
+    if (line === "") continue;
+    let doc: StoredDoc;
+    try {
+      doc = decodeDoc(line);
+    } catch {
+      throw new DataError(
+        path,
+        "damaged index file (a line is not a stored abstract); delete the index folder and ingest again",
+        { line: n },
+      );
+    }
+    yield { doc, bytes: Buffer.byteLength(line) + 1 };
+  }
+}
+
+/** Cuts an append-only file back to its commit point; one shorter than that was damaged outside of ingest. */
+async function cutTo(path: string, bytes: number): Promise<void> {
+  const size = existsSync(path) ? (await stat(path)).size : 0;
+  if (size < bytes)
+    throw new DataError(
+      path,
+      `index file is ${size} bytes, shorter than its commit point (${bytes}): truncated outside of ingest; delete the index folder and ingest again`,
+    );
+  await truncate(path, bytes);
 }
 
 /** Refuses vector specs that disagree with the index: another encoder or recipe, or a set left out. */
@@ -134,7 +163,14 @@ async function prepare(dir: string, specs: VectorSpec[]): Promise<{ manifest: Ma
   if (existsSync(join(dir, FILES.manifest))) {
     const manifest = readManifest(dir);
     checkVectors(dir, manifest, specs);
-    await truncate(join(dir, FILES.docs), manifest.committed.bytes);
+    if (manifest.complete) {
+      // From here on the files change: the index is refused (never read half-updated) until this ingest ends.
+      manifest.complete = false;
+      delete manifest.files;
+      await writeManifest(dir, manifest);
+      crashPoint("prepare: index marked incomplete");
+    }
+    await cutTo(join(dir, FILES.docs), manifest.committed.bytes);
     for (const s of specs) {
       const file = join(dir, FILES.vectors(s.name));
       if (!manifest.vectors[s.name]) {
@@ -147,7 +183,7 @@ async function prepare(dir: string, specs: VectorSpec[]): Promise<{ manifest: Ma
         };
         await writeFile(file, "");
       }
-      await truncate(file, manifest.vectors[s.name].docs * s.encoder.dim * 4);
+      await cutTo(file, manifest.vectors[s.name].docs * s.encoder.dim * 4);
     }
     return { manifest, resumed: true };
   }
@@ -193,10 +229,9 @@ export async function ingest(
     built.ids.push(d.id);
     built.offsets.push(built.offsets[built.offsets.length - 1] + lineBytes);
   };
-  for await (const line of storedLines(dir)) {
-    const d = decodeDoc(line);
-    known.add(d.id);
-    addBuilt(d, Buffer.byteLength(line) + 1);
+  for await (const { doc, bytes } of storedDocs(dir)) {
+    known.add(doc.id);
+    addBuilt(doc, bytes);
   }
   const { hash, bytes } = await fingerprint(corpusPath);
 
@@ -222,6 +257,7 @@ export async function ingest(
       flat.set(x, i * dim);
     });
     await appendFile(join(dir, FILES.vectors(spec.name)), new Uint8Array(flat.buffer));
+    crashPoint(`read: vectors ${spec.name} appended`);
     manifest.vectors[spec.name].docs += docs.length;
   };
 
@@ -235,9 +271,9 @@ export async function ingest(
       manifest.complete = false;
       await writeManifest(dir, manifest);
     };
-    for await (const line of storedLines(dir)) {
+    for await (const { doc } of storedDocs(dir)) {
       if (done++ < manifest.vectors[spec.name].docs) continue;
-      pending.push(decodeDoc(line));
+      pending.push(doc);
       if (pending.length >= batchSize) await flush();
     }
     if (pending.length) await flush();
@@ -256,6 +292,7 @@ export async function ingest(
       addBuilt(batch[i], sizes[i]);
     }
     await appendFile(join(dir, FILES.docs), text);
+    crashPoint("read: docs appended");
     manifest.committed = {
       docs: manifest.committed.docs + batch.length,
       bytes: manifest.committed.bytes + text.length,
@@ -300,10 +337,27 @@ export async function ingest(
   progress("finalise");
   const total = await finalise(dir, manifest, built);
   await buildVectorLists(dir, manifest, options.ivfMinDocs ?? IVF_MIN_DOCS);
-  manifest.sources.push({ path: resolve(corpusPath), fingerprint: hash, bytes, added, skipped });
+  // Re-ingesting a recorded corpus that added nothing (a rerun after a finished ingest) records nothing new.
+  const again = manifest.sources.some((s) => s.fingerprint === hash && s.path === resolve(corpusPath));
+  if (!(again && added === 0))
+    manifest.sources.push({ path: resolve(corpusPath), fingerprint: hash, bytes, added, skipped });
+  manifest.files = indexChecksums(dir, manifest);
+  crashPoint("complete: checksums taken");
   manifest.complete = true;
   await writeManifest(dir, manifest);
   return { dir, added, skipped, alreadyIndexed, total, resumed };
+}
+
+/** Checksums of every file of the finished index (docs and vectors up to the commit point), fsync'ed first. */
+function indexChecksums(dir: string, m: Manifest): Record<string, FileChecksum> {
+  const prefix: Record<string, number> = { [FILES.docs]: m.committed.bytes };
+  const names: string[] = [FILES.docs, FILES.offsets, FILES.ids, FILES.terms, FILES.postings, FILES.lengths];
+  for (const [name, info] of Object.entries(m.vectors)) {
+    names.push(FILES.vectors(name));
+    prefix[FILES.vectors(name)] = info.docs * info.dim * 4;
+    if (existsSync(join(dir, FILES.ivf(name)))) names.push(FILES.ivf(name));
+  }
+  return checksumFiles(dir, names, prefix);
 }
 
 /** (Re)builds the IVF lists of each large vector set over all its docs; small sets have none. */
@@ -314,14 +368,19 @@ async function buildVectorLists(dir: string, manifest: Manifest, minDocs: number
     const wanted = info.docs > 0 && info.docs >= minDocs;
     if (wanted && ivfCount(path) === info.docs) continue;
     await rm(path, { force: true });
+    crashPoint("ivf: old lists removed");
     if (!wanted) continue;
     const buf = await readFile(join(dir, FILES.vectors(name)));
     const data =
       buf.byteOffset % 4 === 0
         ? new Float32Array(buf.buffer, buf.byteOffset, info.docs * info.dim)
         : new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + info.docs * info.dim * 4));
-    writeIvf(`${path}.tmp`, buildIvf(data, info.docs, info.dim));
+    const ivf = buildIvf(data, info.docs, info.dim);
+    crashPoint("ivf: lists built");
+    writeIvf(`${path}.tmp`, ivf);
+    crashPoint("ivf: lists written");
     await rename(`${path}.tmp`, path);
+    crashPoint("ivf: lists renamed");
   }
 }
 
@@ -346,8 +405,11 @@ async function finalise(dir: string, manifest: Manifest, built: Built): Promise<
   const settings = settingsFor(corpusKind(ids.length, built.sentences));
   bm25.params = { k1: settings.k1, b: settings.b, titleWeight: settings.titleWeight };
   await bm25.write(dir);
+  crashPoint("finalise: bm25 written");
   manifest.bm25 = settings;
-  await writeFile(join(dir, FILES.offsets), new Uint8Array(Float64Array.from(offsets).buffer));
-  await writeFile(join(dir, FILES.ids), ids.join("\n"));
+  await writeFileAtomic(join(dir, FILES.offsets), new Uint8Array(Float64Array.from(offsets).buffer));
+  crashPoint("finalise: offsets written");
+  await writeFileAtomic(join(dir, FILES.ids), ids.join("\n"));
+  crashPoint("finalise: ids written");
   return ids.length;
 }

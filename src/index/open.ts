@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { Bm25Index } from "./bm25.ts";
+import { verifyFiles } from "./checksums.ts";
 import { DocStore } from "./docstore.ts";
 import { readIvf } from "./ivf.ts";
 import { FILES, type Manifest, readManifest } from "./schema.ts";
@@ -26,6 +27,11 @@ export function openIndex(dirArg: string): OpenIndex {
       dir,
       "the ingest into this index did not finish; run the same `climatecheck ingest` again to resume it",
     );
+  }
+  // Checked before anything is read: a torn or damaged file stops here, never gives wrong results.
+  if (manifest.files) {
+    const appendOnly = new Set([FILES.docs, ...Object.keys(manifest.vectors).map(FILES.vectors)]);
+    verifyFiles(dir, manifest.files, appendOnly);
   }
   const docs = new DocStore(dir);
   if (!manifest.bm25)

@@ -7,6 +7,8 @@ import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DataError } from "../data/errors.ts";
 import type { Analyzer } from "../text/stem.ts";
+import type { FileChecksum } from "./checksums.ts";
+import { crashPoint } from "./crash-points.ts";
 import type { Rm3Options } from "./rm3.ts";
 
 /** Bumped whenever a file format below changes; an index of another version is refused, never misread. */
@@ -112,6 +114,11 @@ export interface Manifest {
   bm25?: Bm25Settings;
   /** True once the BM25 files and offsets match the committed docs. */
   complete: boolean;
+  /**
+   * Size and CRC-32 of every file of the complete index (docs and vectors: their committed prefix), checked at
+   * open. Absent while an ingest runs, and in indexes written before checksums were recorded (opened unchecked).
+   */
+  files?: Record<string, FileChecksum>;
 }
 
 export function manifestPath(dir: string): string {
@@ -156,5 +163,7 @@ export function hasOtherSchema(dir: string): boolean {
 export async function writeManifest(dir: string, m: Manifest): Promise<void> {
   const tmp = `${manifestPath(dir)}.tmp`;
   await writeFile(tmp, `${JSON.stringify(m, null, 2)}\n`);
+  crashPoint("manifest: temp written");
   await rename(tmp, manifestPath(dir));
+  crashPoint(`manifest: renamed (${m.complete ? "complete" : `${m.committed.docs} docs committed`})`);
 }

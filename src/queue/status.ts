@@ -6,6 +6,7 @@ import { fingerprint } from "../pipeline/batch-checkpoint.ts";
 import { writePredictions } from "../pipeline/batch-predict.ts";
 import { writeSubmissionZip } from "../pipeline/submission-zip.ts";
 import type { Claim } from "../types.ts";
+import { type Presence, presence, whyStuck } from "./presence.ts";
 import { QUEUE_PREFIX } from "./redis.ts";
 import { chunkId, type RunRecord, readRun } from "./run.ts";
 
@@ -22,6 +23,10 @@ export interface RunStatus {
   claimsPerSecond: number | null;
   etaSeconds: number | null;
   failed: { chunk: string; attempts: number; error: string }[];
+  /** Workers around (checked in within WORKER_GONE_MS) and those that refused this run, with their reasons. */
+  workers: Presence;
+  /** Why the chunks left wait for nobody (see whyStuck); null when done or when a worker may still take them. */
+  stuck: string | null;
 }
 
 /** Jobs fetched per call when paging through a state. */
@@ -41,6 +46,8 @@ export async function runStatus(redis: Redis, name: string): Promise<RunStatus> 
     const claimsDone = lastDone ? (c.completed - 1) * run.chunkSize + lastSize : c.completed * run.chunkSize;
     const span = first && last ? ((last.finishedOn ?? 0) - (first.processedOn ?? 0)) / 1000 : 0;
     const rate = claimsDone > 0 && span > 0 ? claimsDone / span : null;
+    const workers = await presence(redis, name);
+    const left = c.waiting + c.prioritized + c.active + c.delayed > 0;
     return {
       run: name,
       task: run.task,
@@ -62,6 +69,8 @@ export async function runStatus(redis: Redis, name: string): Promise<RunStatus> 
         attempts: j.attemptsMade,
         error: j.failedReason ?? "unknown error",
       })),
+      workers,
+      stuck: (left && whyStuck(workers)) || null,
     };
   } finally {
     await queue.close();
@@ -77,6 +86,14 @@ export function formatStatus(s: RunStatus): string {
       (s.claimsPerSecond ? `, ${s.claimsPerSecond.toFixed(1)} claims/s` : "") +
       (s.etaSeconds !== null && s.claimsDone < s.claims ? `, ETA ${Math.ceil(s.etaSeconds)} s` : ""),
   ];
+  const w = s.workers;
+  lines.push(
+    `workers: ${w.live.length} seen in the last minute` +
+      (w.lastSeenSecondsAgo !== null && w.live.length === 0 ? ` (last ${w.lastSeenSecondsAgo} s ago)` : "") +
+      `, ${w.refusals.length} refused this run`,
+  );
+  for (const r of w.refusals) lines.push(`refused by ${r.worker}: ${r.reason}`);
+  if (s.stuck) lines.push(`waiting for nobody: ${s.stuck}`);
   for (const f of s.failed) lines.push(`failed ${f.chunk} after ${f.attempts} tries: ${f.error}`);
   if (k.failed > s.failed.length) lines.push(`(${k.failed - s.failed.length} more failed chunks)`);
   return lines.join("\n");
@@ -85,7 +102,7 @@ export function formatStatus(s: RunStatus): string {
 /** collect while chunks are missing: exit 2 with the list. */
 export class IncompleteRun extends DataError {
   readonly missing: string[];
-  constructor(run: string, missing: string[], failed: number) {
+  constructor(run: string, missing: string[], failed: number, why?: string) {
     const shown =
       missing.slice(0, 20).join(", ") + (missing.length > 20 ? `, ... (${missing.length - 20} more)` : "");
     super(
@@ -94,7 +111,7 @@ export class IncompleteRun extends DataError {
         (failed
           ? `; ${failed} failed for good (see queue status; submit the same inputs again to retry them)`
           : "") +
-        "; collect --wait waits for them",
+        (why ? `; ${why}` : "; collect --wait waits for them"),
     );
     this.name = "IncompleteRun";
     this.missing = missing;
@@ -118,7 +135,22 @@ export interface CollectOptions {
   /** Waits for missing chunks instead of refusing (still refuses once a chunk failed for good). */
   wait?: boolean;
   pollMs?: number;
+  /** With wait: gives up after this long (IncompleteRun naming why the chunks are not done). */
+  timeoutMs?: number;
+  /** With wait: told each new reason why the chunks left wait for nobody (see whyStuck). */
+  onStuck?: (why: string) => void;
 }
+
+/** A Redis call that may hang while Redis is away (a waiting collect reconnects forever), cut at the deadline. */
+function before<T>(p: Promise<T>, deadline: number): Promise<T | typeof TIMED_OUT> {
+  if (!Number.isFinite(deadline)) return p;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof TIMED_OUT>((r) => {
+    timer = setTimeout(() => r(TIMED_OUT), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+const TIMED_OUT = Symbol("timed out");
 
 /** Writes the run's predictions file, the same bytes predict writes for the same inputs, atomically. */
 export async function collect(
@@ -129,14 +161,46 @@ export async function collect(
   const run = await readRun(redis, name);
   const queue = new Queue(name, { connection: redis, prefix: QUEUE_PREFIX });
   try {
-    let done: Map<number, ChunkJob>;
+    let done = new Map<number, ChunkJob>();
+    const deadline =
+      o.wait && o.timeoutMs !== undefined ? Date.now() + o.timeoutMs : Number.POSITIVE_INFINITY;
+    let stuck: string | undefined;
+    let first = true;
     for (;;) {
-      done = await completedChunks(queue, run);
-      const missing = Array.from({ length: run.chunks }, (_, i) => i).filter((i) => !done.has(i));
+      // The first poll is never cut (a slow start is not Redis being away); later ones are, at the deadline.
+      const polled = await before(
+        (async () => {
+          done = await completedChunks(queue, run);
+          const missing = Array.from({ length: run.chunks }, (_, i) => i).filter((i) => !done.has(i));
+          const failed = missing.length ? await queue.getFailedCount() : 0;
+          const why = missing.length && o.wait && !failed ? whyStuck(await presence(redis, name)) : undefined;
+          return { missing, failed, why };
+        })(),
+        first ? Number.POSITIVE_INFINITY : deadline,
+      );
+      first = false;
+      if (polled === TIMED_OUT) {
+        const missing = Array.from({ length: run.chunks }, (_, i) => i).filter((i) => !done.has(i));
+        throw new IncompleteRun(
+          name,
+          missing.map(chunkId),
+          0,
+          `gave up after ${(o.timeoutMs ?? 0) / 1000} s: ${stuck ?? "Redis did not answer"}`,
+        );
+      }
+      const { missing, failed, why } = polled;
       if (missing.length === 0) break;
-      const failed = await queue.getFailedCount();
       if (!o.wait || failed > 0) throw new IncompleteRun(name, missing.map(chunkId), failed);
-      await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
+      if (why && why !== stuck) o.onStuck?.(why);
+      stuck = why;
+      if (Date.now() >= deadline)
+        throw new IncompleteRun(
+          name,
+          missing.map(chunkId),
+          0,
+          `gave up after ${(o.timeoutMs ?? 0) / 1000} s: ${why ?? "the workers are still on it"}`,
+        );
+      await new Promise((r) => setTimeout(r, Math.min(o.pollMs ?? 1000, Math.max(0, deadline - Date.now()))));
     }
     const claims: Claim[] = [];
     const results: unknown[] = [];

@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import type { Lane } from "../pipeline/batch.ts";
 import { planLanes } from "../pipeline/batch-predict.ts";
 import type { Claim } from "../types.ts";
+import { checkIn, checkOut, newWorkerId, recordRefusal } from "./presence.ts";
 import { connectRedis, QUEUE_PREFIX } from "./redis.ts";
 import { type LocalProfile, listRuns, localLane, mismatch, type RunRecord } from "./run.ts";
 
@@ -63,8 +64,10 @@ export async function work(o: WorkOptions): Promise<WorkSummary> {
   const refused = new Set<string>();
   let index: string | undefined;
   let open: OpenLane | undefined;
+  const me = newWorkerId();
   try {
     while (!o.signal.aborted) {
+      await checkIn(redis, me);
       let run: RunRecord | undefined;
       for (const r of await listRuns(redis)) {
         if (refused.has(r.name) || !(await hasWork(redis, r.name))) continue;
@@ -73,6 +76,7 @@ export async function work(o: WorkOptions): Promise<WorkSummary> {
         if (why) {
           refused.add(r.name);
           summary.refused.push({ run: r.name, reason: why });
+          await recordRefusal(redis, r.name, me, why);
           o.log(`refusing run ${r.name}: ${why}`);
           continue;
         }
@@ -95,10 +99,15 @@ export async function work(o: WorkOptions): Promise<WorkSummary> {
         open = { key, lane };
       }
       if (o.signal.aborted) break; // stopped while the models loaded: take no chunk
-      await workOn(redis, run, open.lane, o, summary);
+      await workOn(redis, run, open.lane, o, summary, () => checkIn(redis, me));
     }
   } finally {
     await open?.lane.close();
+    // Not waited for when Redis is gone: the check-in then expires by itself.
+    await Promise.race([
+      checkOut(redis, me).catch(() => {}),
+      new Promise((r) => setTimeout(r, 1000).unref()),
+    ]);
     redis.disconnect();
   }
   return summary;
@@ -126,6 +135,7 @@ async function workOn(
   lane: Lane<Claim, unknown>,
   o: WorkOptions,
   summary: WorkSummary,
+  checkIn: () => Promise<void>,
 ): Promise<void> {
   const lockDuration = o.lockMs ?? DEFAULT_LOCK_MS;
   o.log(`working on run ${run.name}: ${run.chunks} chunks of ${run.chunkSize} claims`);
@@ -164,7 +174,10 @@ async function workOn(
   });
   const queue = new Queue(run.name, { connection: redis, prefix: QUEUE_PREFIX });
   try {
-    while (!o.signal.aborted && (await pending(queue))) await sleep(POLL_MS, o.signal);
+    while (!o.signal.aborted && (await pending(queue))) {
+      await checkIn();
+      await sleep(POLL_MS, o.signal);
+    }
   } finally {
     // Not forced: the chunks in progress finish and are saved before the worker lets go.
     await worker.close();

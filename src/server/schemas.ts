@@ -234,8 +234,13 @@ export function describeIssue(error: z.ZodError, body: unknown): string {
       : `${where(i.path)}: ${i.message}`;
   if (issue.code === "invalid_union") {
     // /v1/verify: say what is missing rather than list both alternatives' failures.
-    const o = (body ?? {}) as Record<string, unknown>;
-    if (typeof o === "object" && !("abstract_id" in o) && !("abstract" in o))
+    // A body that is not an object (0, "x", true: found by fuzzing, it was a 500) is told so.
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return body !== null && typeof body === "object"
+        ? "give abstract_id or abstract (with an optional title)"
+        : "body: a JSON object is expected";
+    const o = body as Record<string, unknown>;
+    if (!("abstract_id" in o) && !("abstract" in o))
       return "give abstract_id or abstract (with an optional title)";
     if ("abstract_id" in o && "abstract" in o) return "give abstract_id or abstract, not both";
     const inner = issue.errors.find((errs) => errs.some((e) => e.path[0] !== "abstract" || "abstract" in o));

@@ -197,14 +197,41 @@ export function register(program: Command): void {
     .requiredOption("--run <name>", "run name (printed by submit)")
     .requiredOption("--out <file>", "predictions file to write (CSV)")
     .option("--zip", "also write predictions.zip (predictions.csv inside, CodaBench format) beside OUT")
-    .option("--wait", "wait for the missing chunks instead of refusing")
-    .action(async (o: { redis?: string; run: string; out: string; zip?: boolean; wait?: boolean }) => {
-      const redis = await connectRedis(redisUrl(o.redis));
-      try {
-        const r = await collect(redis, o.run, { out: o.out, zip: o.zip, wait: o.wait });
-        log(`wrote ${r.rows} rows for ${r.claims} claims to ${o.out}${r.zip ? `; submission ${r.zip}` : ""}`);
-      } finally {
-        redis.disconnect();
-      }
-    });
+    .option("--wait", "wait for the missing chunks instead of refusing (rides out a Redis restart)")
+    .option(
+      "--timeout <s>",
+      "with --wait: give up after this many seconds, exit 2 with the reason",
+      wholeNumber("--timeout", 1, 30 * 24 * 3600),
+    )
+    .action(
+      async (o: {
+        redis?: string;
+        run: string;
+        out: string;
+        zip?: boolean;
+        wait?: boolean;
+        timeout?: number;
+      }) => {
+        if (o.timeout !== undefined && !o.wait) throw new DataError("--timeout", "only with --wait");
+        // A waiting collect reconnects as a worker does; --timeout still bounds it.
+        const redis = await connectRedis(redisUrl(o.redis), {
+          worker: o.wait,
+          log: o.wait ? log : undefined,
+        });
+        try {
+          const r = await collect(redis, o.run, {
+            out: o.out,
+            zip: o.zip,
+            wait: o.wait,
+            timeoutMs: o.timeout === undefined ? undefined : o.timeout * 1000,
+            onStuck: (why) => log(`run ${o.run} waits for nobody: ${why}`),
+          });
+          log(
+            `wrote ${r.rows} rows for ${r.claims} claims to ${o.out}${r.zip ? `; submission ${r.zip}` : ""}`,
+          );
+        } finally {
+          redis.disconnect();
+        }
+      },
+    );
 }

@@ -22,6 +22,10 @@ interface ServeOptions extends VerifierFlags {
   fast?: boolean;
   maxInFlight: string;
   timeout: string;
+  headersTimeout: string;
+  bodyTimeout: string;
+  idleTimeout: string;
+  maxConnections: string;
   workers: string;
   cors?: string;
 }
@@ -59,6 +63,10 @@ export function register(program: Command): void {
     .option("--timeout <ms>", "request timeout in milliseconds (504)", "30000")
     .option("--workers <n>", "server processes sharing the port, one core each", DEFAULT_WORKERS)
     .option("--cors <origin>", "let pages from this origin (or * for any) call the API; off by default")
+    .option("--headers-timeout <ms>", "time a client has to send a request's headers (408)", "10000")
+    .option("--body-timeout <ms>", "time a client has to send a whole request, body included (408)", "30000")
+    .option("--idle-timeout <ms>", "time a kept-alive connection may wait for its next request", "5000")
+    .option("--max-connections <n>", "open connections at most; more are closed at once", "1024")
     .action(async (opts: ServeOptions, cmd: Command) => {
       const port = whole(opts.port, 0, 65535);
       const maxInFlight = whole(opts.maxInFlight, 1, 1000);
@@ -68,6 +76,17 @@ export function register(program: Command): void {
       if (maxInFlight === undefined) cmd.error("--max-in-flight must be a whole number from 1 to 1000");
       if (timeoutMs === undefined) cmd.error("--timeout must be a whole number of milliseconds");
       if (workers === undefined) cmd.error("--workers must be a whole number from 1 to 64");
+      const headersTimeoutMs = whole(opts.headersTimeout, 100, 3_600_000);
+      const bodyTimeoutMs = whole(opts.bodyTimeout, 100, 3_600_000);
+      const idleTimeoutMs = whole(opts.idleTimeout, 100, 3_600_000);
+      const maxConnections = whole(opts.maxConnections, 1, 1_000_000);
+      for (const [flag, v] of [
+        ["--headers-timeout", headersTimeoutMs],
+        ["--body-timeout", bodyTimeoutMs],
+        ["--idle-timeout", idleTimeoutMs],
+      ] as const)
+        if (v === undefined) cmd.error(`${flag} must be a whole number of milliseconds from 100`);
+      if (maxConnections === undefined) cmd.error("--max-connections must be a whole number from 1");
       if (opts.cors !== undefined && !validOrigin(opts.cors))
         cmd.error("--cors must be * or an origin such as https://example.org (no path)");
       const verifier = await resolveVerifierConfig(opts);
@@ -89,6 +108,10 @@ export function register(program: Command): void {
         timeoutMs,
         cors: opts.cors,
         profile,
+        headersTimeoutMs,
+        bodyTimeoutMs,
+        idleTimeoutMs,
+        maxConnections,
       }).catch(async (e: NodeJS.ErrnoException) => {
         await pipeline.close();
         if (e.code !== "EADDRINUSE" && e.code !== "EACCES" && e.code !== "EADDRNOTAVAIL") throw e;
