@@ -14,6 +14,16 @@ import type {
   Task1GroupScores,
   Task1Scores,
 } from "./metrics.ts";
+import {
+  GROUP_HEADER,
+  groupRows,
+  MULTI_LABEL_ROWS,
+  num,
+  PRF_HEADER,
+  prfRows,
+  RETRIEVAL_ROWS,
+  VERIFICATION_ROWS,
+} from "./report.ts";
 
 /** What the report shows: one task's scores and where they came from. */
 export type HtmlReportInput = {
@@ -36,7 +46,6 @@ const ESCAPES: Record<string, string> = {
 /** Text for HTML and SVG content and attributes. */
 export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
-const num = (v: number | null): string => (v === null ? "n/a" : v.toFixed(4));
 const SERIES_COLOURS = ["#1a56db", "#1b7f3b", "#b36b00"];
 
 function table(header: string[], rows: string[][], caption?: string): string {
@@ -58,17 +67,7 @@ const metricTable = (caption: string, rows: [string, number | null][]): string =
   );
 
 const prfTable = (caption: string, first: string, perLabel: Partial<Record<string, Prf>>): string =>
-  table(
-    [first, "Precision", "Recall", "F1", "Support"],
-    Object.entries(perLabel).map(([label, s]) => [
-      label,
-      num(s?.precision ?? 0),
-      num(s?.recall ?? 0),
-      num(s?.f1 ?? 0),
-      String(s?.support ?? 0),
-    ]),
-    caption,
-  );
+  table([first, ...PRF_HEADER], prfRows(perLabel), caption);
 
 function figure(id: string, caption: string, svg: string): string {
   return `<figure class="figure" id="${id}" data-figure="${id}">\n${svg}\n<figcaption>${esc(caption)}</figcaption>\n</figure>`;
@@ -187,14 +186,7 @@ function task1Sections(s: Task1Scores, byGroup: readonly Task1GroupScores[] | un
   const parts = [
     "<h2>Task 1.1: retrieval</h2>",
     `<p>${s.claims_with_relevant} claims with a relevant abstract, ${s.bpref_claims} in Bpref.</p>`,
-    metricTable("Retrieval", [
-      ["Recall@2", s.recall_at_2],
-      ["Recall@5", s.recall_at_5],
-      ["Recall@10", s.recall_at_10],
-      ["Bpref", s.bpref],
-      ["Score 1.1", s.score_1_1],
-      ["nDCG@10 (unofficial)", s.ndcg_at_10],
-    ]),
+    metricTable("Retrieval", RETRIEVAL_ROWS(s)),
     "<h2>Task 1.2: verification</h2>",
   ];
   if (s.per_label === null || s.confusion === null) {
@@ -202,12 +194,7 @@ function task1Sections(s: Task1Scores, byGroup: readonly Task1GroupScores[] | un
   } else {
     parts.push(
       `<p>${s.matched_pairs} predicted pairs in the gold.</p>`,
-      metricTable("Verification", [
-        ["Precision (weighted)", s.precision_weighted],
-        ["Recall (weighted)", s.recall_weighted],
-        ["F1 (weighted)", s.f1_weighted],
-        ["Score 1.2", s.score_1_2],
-      ]),
+      metricTable("Verification", VERIFICATION_ROWS(s)),
       figure(
         "confusion",
         "Confusion matrix of task 1.2: rows are gold labels, columns predicted; each cell gives the count and its share of the gold row.",
@@ -231,35 +218,14 @@ function task1Sections(s: Task1Scores, byGroup: readonly Task1GroupScores[] | un
           ["Recall@2", "Recall@5", "Recall@10"],
         ),
       ),
-      table(
-        ["Group", "Claims", "R@5", "Bpref", "Score 1.1", "F1 (w)", "Score 1.2"],
-        byGroup.map(({ group, claims, scores: g }) => [
-          groupName(group),
-          String(claims),
-          num(g.recall_at_5),
-          num(g.bpref),
-          num(g.score_1_1),
-          num(g.f1_weighted),
-          num(g.score_1_2),
-        ]),
-        "Per group",
-      ),
+      table(GROUP_HEADER, groupRows(byGroup, groupName), "Per group"),
     );
   }
   return parts;
 }
 
 const multiLabelTable = (caption: string, s: MultiLabelScores): string =>
-  metricTable(caption, [
-    ["Macro precision", s.macro_precision],
-    ["Macro recall", s.macro_recall],
-    ["Macro F1", s.macro_f1],
-    ["Micro precision", s.micro_precision],
-    ["Micro recall", s.micro_recall],
-    ["Micro F1", s.micro_f1],
-    ["Weighted F1", s.weighted_f1],
-    ["Exact match", s.exact_match],
-  ]);
+  metricTable(caption, MULTI_LABEL_ROWS(s));
 
 function task2Sections(s: NarrativeScores): string[] {
   const share = (n: number) => (s.claims === 0 ? "n/a" : `${((100 * n) / s.claims).toFixed(1)}%`);
