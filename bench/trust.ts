@@ -15,10 +15,10 @@ import { type Label, NEI } from "../src/types.ts";
 import { trainBaseline } from "../src/verification/baseline.ts";
 import { relevancePairs } from "../src/verification/build-relevance.ts";
 import { loadVerificationModel, openBuiltinVerifier } from "../src/verification/builtin.ts";
-import { fitClaimNarrative } from "../src/verification/claim-narrative.ts";
 import { contrastClaim } from "../src/verification/contrast.ts";
 import type { Source, SourcedExample } from "../src/verification/examples.ts";
 import { DEFAULT_PAIR_GROUPS, type PairGroup } from "../src/verification/features.ts";
+import { fitClaimNarrative } from "../src/verification/fit-claim-narrative.ts";
 import { VerificationModel } from "../src/verification/model.ts";
 import { loadRelevanceGate, RELEVANCE_GATE } from "../src/verification/relevance.ts";
 import {

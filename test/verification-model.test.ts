@@ -8,9 +8,9 @@ import { tuneDecisionWeights, weightedArgmax } from "../src/learning/decision-we
 import { contentTokens } from "../src/text/tokenize.ts";
 import { NEI } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
-import { DEV_SIDE, stanceRowSides } from "../src/verification/claim-narrative.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
 import { aggregateFeatures, pairDim, pairFeatures } from "../src/verification/features.ts";
+import { DEV_SIDE, stanceRowSides } from "../src/verification/fit-claim-narrative.ts";
 import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf.ts";
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
 import { rationaleFor, VerificationModel } from "../src/verification/model.ts";

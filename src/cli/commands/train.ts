@@ -1,11 +1,6 @@
 /** `climatecheck train <what>`: trains the shipped models from ../shared/data. One line per trainer in TRAINERS. */
 import { type Command, InvalidArgumentError } from "commander";
 import { openUseLite } from "../../encoders/sentence-encoder.ts";
-import { buildNarrativeModels } from "../../narratives/build.ts";
-import { trainRetrieval } from "../../retrieval/train.ts";
-import { buildScopeModel } from "../../scope/build.ts";
-import { buildVerificationModel } from "../../verification/build.ts";
-import { buildRelevanceGate } from "../../verification/build-relevance.ts";
 
 export interface TrainCommandOptions {
   /** Training data folder (default: $CLIMATECHECK_DATA or ../shared/data). */
@@ -20,10 +15,13 @@ export interface TrainCommandOptions {
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
-/** Name -> trainer. Add yours with one line. */
+/**
+ * Name -> trainer. Add yours with one line. Each loads its trainer when run, so the runtime (every other command)
+ * never imports training code.
+ */
 export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>> = {
-  narratives: (o) =>
-    buildNarrativeModels({
+  narratives: async (o) =>
+    (await import("../../narratives/build.ts")).buildNarrativeModels({
       dataDir: o.data,
       climatecheckTrain: o.climatecheck,
       outDir: o.out,
@@ -31,10 +29,25 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
       openEncoder: () => openUseLite(),
       log,
     }),
-  verification: (o) => buildVerificationModel({ dataDir: o.data, outDir: o.out, log }),
-  retrieval: (o) => trainRetrieval({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
-  relevance: (o) => buildRelevanceGate({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
-  scope: (o) => buildScopeModel({ dataDir: o.data, outDir: o.out, log }).then(() => {}),
+  verification: async (o) =>
+    (await import("../../verification/build.ts")).buildVerificationModel({
+      dataDir: o.data,
+      outDir: o.out,
+      log,
+    }),
+  retrieval: async (o) => {
+    await (await import("../../retrieval/train.ts")).trainRetrieval({ dataDir: o.data, outDir: o.out, log });
+  },
+  relevance: async (o) => {
+    await (await import("../../verification/build-relevance.ts")).buildRelevanceGate({
+      dataDir: o.data,
+      outDir: o.out,
+      log,
+    });
+  },
+  scope: async (o) => {
+    await (await import("../../scope/build.ts")).buildScopeModel({ dataDir: o.data, outDir: o.out, log });
+  },
 };
 
 function narrativeVariant(v: string): "fast" | "full" {
