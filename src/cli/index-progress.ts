@@ -128,7 +128,7 @@ async function buildDefaultIndex(): Promise<string> {
       step = p.step;
       const what =
         p.corpus === BUILTIN_CORPUS.path
-          ? `the built-in demo corpus (${BUILTIN_CORPUS.abstracts} arXiv climate-change abstracts; first run only)`
+          ? `the built-in demo corpus (${BUILTIN_CORPUS.abstracts} arXiv climate-science abstracts; first run only)`
           : p.corpus;
       process.stderr.write(`building the default index (${p.step}/${p.steps}) from ${what}\n`);
       reporter = ingestReporter("index", p.total);
