@@ -29,11 +29,12 @@ import type { Evidence, Lean } from "../src/pipeline/result.ts";
 import { summarize } from "../src/pipeline/summary.ts";
 import { openRetriever } from "../src/retrieval/load.ts";
 import { loadScopeDetector } from "../src/scope/scope.ts";
-import { LABELS, type Label, NEI } from "../src/types.ts";
+import { type Label, NEI } from "../src/types.ts";
 import { trainBaseline } from "../src/verification/baseline.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import { type OwnPair, ownExamples } from "../src/verification/examples.ts";
 import { loadRelevanceGate } from "../src/verification/relevance.ts";
+import { verificationF1 } from "../src/verification/train.ts";
 import { type Bench, percentile, table } from "./report.ts";
 
 /** The commit whose models are "before" (main before issue 22's model work). */
@@ -242,17 +243,6 @@ const iv = (n: number, f: Stat) => {
 const opposite = (a: Label, b: Label) =>
   (a === "Supports" && b === "Refutes") || (a === "Refutes" && b === "Supports");
 
-function weightedF1(gold: readonly Label[], pred: readonly Label[]): number {
-  let f = 0;
-  for (const l of LABELS) {
-    const tp = gold.filter((g, i) => g === l && pred[i] === l).length;
-    const p = ratio(tp, pred.filter((x) => x === l).length);
-    const r = ratio(tp, gold.filter((x) => x === l).length);
-    f += (p + r ? (2 * p * r) / (p + r) : 0) * ratio(gold.filter((x) => x === l).length, gold.length);
-  }
-  return f;
-}
-
 function figures(
   test: readonly JudgedClaim[],
   runs: Record<string, ClaimRun[]>,
@@ -333,10 +323,10 @@ function figures(
     const claimIdx = test.map((c) => byClaim.get(c.id) ?? []);
     const f1: Stat = (idx) => {
       const rowsOf = idx.flatMap((ci) => claimIdx[ci]);
-      return weightedF1(
-        rowsOf.map((r) => testPairs[r].label),
+      return verificationF1(
         rowsOf.map((r) => labels[r]),
-      );
+        rowsOf.map((r) => testPairs[r].label),
+      ).weighted;
     };
     const all = run.map((_, ci) => ci);
     const shownAbout = all.reduce((a, ci) => a + judgedShown(ci).filter((s) => s.about).length, 0);

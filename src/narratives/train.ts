@@ -459,14 +459,15 @@ export async function trainNarrativeModel(
         ...proto.rebuttals.map((t) => ({ x: vectorOf(t), narrative: false, w: options.descWeight })),
       ]
     : [];
-  const fitGateOn = (rows: readonly StanceExample[]) =>
+  // linearOnly: the linear gate alone (no sentence-vector reader), as the GWSD cross-validation compares it.
+  const fitGateOn = (rows: readonly StanceExample[], linearOnly = false) =>
     trainGate(
       rows,
       rows.map((e) => vectorOf(e.text)),
       features.dim,
       options,
       gatePrototypes,
-      emb ? rows.map((e) => get(e.text)) : undefined,
+      emb && !linearOnly ? rows.map((e) => get(e.text)) : undefined,
     );
   // GWSD's news sentences join the gate where cross-validation says they pay: with "cv", the linear gate is fitted
   // with and without them, and they stay when the worst ratio over the target cells (none of them GWSD) falls.
@@ -476,15 +477,7 @@ export async function trainNarrativeModel(
   let gate: GateFit | undefined;
   if (options.gwsd === "cv" && withoutGwsd.length < allStance.length) {
     log("GWSD: cross-validating the linear gate with and without it");
-    const linearGate = (rows: readonly StanceExample[]) =>
-      trainGate(
-        rows,
-        rows.map((e) => vectorOf(e.text)),
-        features.dim,
-        options,
-        gatePrototypes,
-      );
-    const [withIt, withoutIt] = [linearGate(allStance), linearGate(withoutGwsd)];
+    const [withIt, withoutIt] = [fitGateOn(allStance, true), fitGateOn(withoutGwsd, true)];
     gwsdCv = { with: withIt.worst, without: withoutIt.worst };
     const pays = gwsdCv.with < gwsdCv.without - 1e-12;
     stance = pays ? allStance : withoutGwsd;
