@@ -70,6 +70,19 @@ function zipfSifWeights(count: number): Float32Array {
   return w;
 }
 
+let shared: Promise<WordVectors> | undefined;
+
+/** The installed word vectors, loaded once per process (the retriever and the relevance gate read the same ones). */
+export function sharedWordVectors(): Promise<WordVectors> {
+  if (!shared) {
+    shared = loadWordVectors();
+    shared.catch(() => {
+      shared = undefined;
+    });
+  }
+  return shared;
+}
+
 export async function loadWordVectors(options: LoadWordVectorsOptions = {}): Promise<WordVectors> {
   const source = options.source ?? defaultSource();
   const dir = options.cacheDir ?? join(cacheDir(), "word-vectors");

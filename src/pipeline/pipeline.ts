@@ -12,6 +12,7 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
+import { USE_LITE_NAME } from "../encoders/use-lite-model.ts";
 import type { StoredDoc } from "../index/schema.ts";
 import {
   FAST_MODEL_FILE,
@@ -31,6 +32,7 @@ import { NEI } from "../types.ts";
 import { openBuiltinVerifier } from "../verification/builtin.ts";
 import { openVerifier, type VerifierConfig } from "../verification/config.ts";
 import {
+  GATE_LEAD,
   gatedProbs,
   loadRelevanceGate,
   RELEVANCE_GATE,
@@ -170,6 +172,12 @@ function pairVerdict(
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { retriever, verifier, classifier } = parts;
   const docs = retriever.index.docs;
+  // The index's USE-lite vectors of the gate's text, when it holds them: the gate then embeds only the claim.
+  const useSet = retriever.index.manifest.vectors.use;
+  const storedLead =
+    useSet?.encoder === USE_LITE_NAME && useSet.text === GATE_LEAD.spec
+      ? retriever.index.vectors.use
+      : undefined;
   const relevanceOf = async (
     claim: string,
     docs: readonly { sentences: readonly string[]; title?: string }[],
@@ -260,7 +268,11 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       const docSentences = foundDocs.map((d) => abstractSentences(d));
       const relevance = await relevanceOf(
         claim,
-        foundDocs.map((d, i) => ({ sentences: docSentences[i], title: d.title })),
+        foundDocs.map((d, i) => ({
+          sentences: docSentences[i],
+          title: d.title,
+          vector: storedLead?.vector(found[i].docno),
+        })),
       );
       const evidence: Evidence[] = foundDocs.map((d, i) => {
         const sentences = docSentences[i];

@@ -5,7 +5,7 @@
  * opened, so an index without vectors never loads a model.
  */
 import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
-import { loadWordVectors } from "../encoders/word-vectors.ts";
+import { sharedWordVectors } from "../encoders/word-vectors.ts";
 import { TITLE_AND_ABSTRACT, titleAndLead } from "../index/embed-text.ts";
 import type { VectorSpec } from "../index/ingest.ts";
 import type { Manifest } from "../index/schema.ts";
@@ -55,7 +55,7 @@ export async function openEncoders(options: OpenEncodersOptions = {}): Promise<E
   }
   let words: WordSif | undefined;
   if (want("sif")) {
-    const wv = await loadWordVectors();
+    const wv = await sharedWordVectors();
     words = wv;
     const sif = {
       name: SIF_ENCODER,

