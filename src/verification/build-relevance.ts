@@ -385,6 +385,7 @@ export async function trainRelevanceGate(
   const train = data.train;
   log(`relevance: ${train.length} train pairs; features ...`);
   const trainTables = await tables(train);
+  log(`relevance: features in ${((Date.now() - started) / 1000).toFixed(0)} s; cross-validation ...`);
   const Y = train.map((p) => p.about);
   const judgedRows = train.flatMap((p, i) => (p.kind === "own-judged" ? [i] : []));
   const writtenRows = train.flatMap((p, i) => (p.kind === "own-judged" ? [] : [i]));
@@ -443,6 +444,7 @@ export async function trainRelevanceGate(
     trials
       .filter((t) => !family || t.family === family)
       .reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a));
+  log(`relevance: ${trials.length} configurations cross-validated at ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const chosen = best();
   const v2 = best(V2);
   log(
@@ -614,6 +616,15 @@ ${r.trials.map(trial).join("\n")}
 
 A logistic regression's probabilities are its calibration: trained on judged pairs where about one in five is
 about the claim, it passes an abstract only when that is more likely than not.
+
+Also tried on the same judged train pairs (a one-off probe, 2026-12-02, 125 train claims; logistic regression,
+5-fold CV by claim) and dropped, none above v2's CV AUC 0.72: USE-lite cosine of the claim with the title alone and
+with each sentence (the best; its position; the best of the first two; +0.00 to -0.01 AUC, and embedding every
+sentence would cost \`check\` about a second); cosines centred on the built-in corpus's mean USE-lite vector, and
+how close claim and abstract each sit to that mean (how generic they are; -0.01); depth-2 and depth-3 boosted trees
+on every feature (CV AUC 0.66-0.67). Alone, the best single features reach AUC 0.66-0.67 (USE-lite cosine with
+the best sentence, with the title and lead): on these pairs, all found by a retriever for the claim, the words and
+the sentence vectors say little more about the subject than v2 already reads.
 
 ## Figures ("about the claim" is the positive class; bootstrap 95% intervals over claims, 1,000 resamples)
 Cross-validated: out of fold on the judged train pairs. Dev: the judged dev claims, never used for a choice. "v2
