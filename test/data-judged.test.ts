@@ -136,6 +136,17 @@ test("relevance gate: a judged hard negative (shares the claim's word, about som
     const [alone] = await gate.probabilities(claim, [doc("arXiv:1402.4666")]);
     const [, withOthers] = await gate.probabilities(claim, [doc("arXiv:2005.09571"), doc("arXiv:1402.4666")]);
     assert.ok(Math.abs(alone - withOthers) < 1e-6);
+    // The issue's hard negative: a microfluidic sensor that samples ocean carbon, against an acidification claim.
+    const [sensor] = await gate.probabilities("Ocean acidification is caused by the oceans absorbing CO2", [
+      doc("arXiv:1909.01845"),
+    ]);
+    assert.ok(sensor < RELEVANCE_GATE, `microfluidic ocean-carbon sensor: ${sensor}`);
+    // A same-subject pair of the corpus: cosmic rays and clouds, tested.
+    const [cloud] = await gate.probabilities(
+      "The CERN CLOUD experiments found cosmic rays have far too small an effect on clouds to drive warming",
+      [doc("arXiv:0803.2298")],
+    );
+    assert.ok(cloud >= RELEVANCE_GATE, `cosmic rays and cloud cover: ${cloud}`);
     const [on] = await gate.probabilities("Global mean sea level is rising, and the rise is accelerating", [
       {
         title: "Global mean sea level rise and its acceleration",
