@@ -185,7 +185,7 @@ ${rows.join("\n")}
 Ablations: BENCHMARKS.md, section "retrieval"; speed: sections "retrieval-speed" (one claim on 5k abstracts, ingest) and "retrieval-scale" (400,000 abstracts).
 
 ## Retrain
-\`climatecheck train retrieval\` (or \`npm run climatecheck -- train retrieval\`): tunes BM25 per corpus kind (writes \`bm25.json\`), builds or reuses the two eval indexes under \`$CLIMATECHECK_HOME/eval-index/\` (resumable; their BM25 files are rewritten with the new settings), tunes the fusion, fits the re-ranker, writes this folder. Then `climatecheck train ranking` adds the scorer learnt on our judged pairs (section above; it reads the default index).
+\`climatecheck train retrieval\` (or \`npm run climatecheck -- train retrieval\`): tunes BM25 per corpus kind (writes \`bm25.json\`), builds or reuses the two eval indexes under \`$CLIMATECHECK_HOME/eval-index/\` (resumable; their BM25 files are rewritten with the new settings), tunes the fusion, fits the re-ranker, writes this folder. Then \`climatecheck train ranking\` adds the scorer learnt on our judged pairs (section above; it reads the default index).
 `;
 }
 

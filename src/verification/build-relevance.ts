@@ -444,7 +444,9 @@ export async function trainRelevanceGate(
     trials
       .filter((t) => !family || t.family === family)
       .reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a));
-  log(`relevance: ${trials.length} configurations cross-validated at ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  log(
+    `relevance: ${trials.length} configurations cross-validated at ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   const chosen = best();
   const v2 = best(V2);
   log(
