@@ -261,8 +261,8 @@ export interface GateReport {
   seconds: number;
 }
 
-const L2_GRID = [1e-3, 1e-2, 1e-1, 1];
-const WRITTEN_WEIGHTS = [0, 0.25, 0.5];
+const L2_GRID = [1e-2, 1e-1, 1];
+const WRITTEN_WEIGHTS = [0, 0.25];
 const V2 = "v2 (lexical+use)";
 
 /** Area under the ROC curve (ties count half). */
