@@ -4,7 +4,7 @@
  * version, the usage error shown in docs/cli.md, and the JSON profiles (read by the config readers). The rest need
  * the network (`data pull`), Redis (`queue`) or the official data (`ingest` of the real corpus) or stand for a family
  * of calls (synopses with FILE, [--options], a|b): their command must exist and each option must be one its --help
- * lists.
+ * lists (read from the same program, built in process: one spawn per command cost a minute of the suite).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -12,6 +12,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { Command } from "commander";
+import { registerCommands } from "../src/cli/commands/index.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { readNarrativesConfig } from "../src/narratives/config.ts";
 import { readRetrievalConfig } from "../src/retrieval/byo.ts";
@@ -73,17 +75,16 @@ const words = (line: string): string[] =>
   [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 
 const SUBCOMMANDS = new Set(["queue", "data", "models"]);
-const helpCache = new Map<string, Set<string>>();
+// As src/cli/main.ts builds it: the same commands, and the program's own --version.
+const program = new Command().name("climatecheck").version("0", "-V, --version", "print the version");
+registerCommands(program);
+/** The options `climatecheck PATH --help` lists: the command's help text, as the CLI prints it. */
 function optionsOf(path: string[]): Set<string> {
-  const key = path.join(" ");
-  let set = helpCache.get(key);
-  if (!set) {
-    const r = cli([...path, "--help"]);
-    assert.equal(r.status, 0, `climatecheck ${key} --help: ${r.stderr}`);
-    set = new Set([...r.stdout.matchAll(/--[a-z][a-z0-9-]*/g)].map((m) => m[0]));
-    helpCache.set(key, set);
-  }
-  return set;
+  let c: Command | undefined = program;
+  for (const name of path.filter((p) => !p.startsWith("-")))
+    c = c?.commands.find((x) => x.name() === name || x.aliases().includes(name));
+  assert.ok(c, `climatecheck ${path.join(" ")}: no such command`);
+  return new Set([...c.helpInformation().matchAll(/--[a-z][a-z0-9-]*/g)].map((m) => m[0]));
 }
 
 const PLACEHOLDER = /\b[A-Z]{2,}\b|\[|\||\.\.\./;

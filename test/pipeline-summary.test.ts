@@ -89,6 +89,24 @@ test("caution: no caution needs at least two agreeing abstracts about the claim"
   assert.match(caution(one, summarize(one), 0).reason ?? "", /Only one abstract takes a side/);
 });
 
+test("caution: a claim named as a contrarian narrative that the abstracts support is sent to review", () => {
+  // "Sea level rise is not accelerating" with four tide-gauge papers that say so: agreeing, confident evidence,
+  // but the two readings conflict, so no verdict is shown as settled.
+  const four = [S(0.93), S(0.85), S(0.82), S(0.77)];
+  const named = { code: "1_6", name: "Sea level rise is exaggerated", probability: 0.9 };
+  assert.equal(caution(four, summarize(four), 0).needs_human_review, false);
+  const c = caution(four, summarize(four), 0, undefined, named);
+  assert.equal(c.needs_human_review, true);
+  assert.match(
+    c.reason ?? "",
+    /contrarian narrative 1_6 "Sea level rise is exaggerated" \(90%\), yet the abstracts/,
+  );
+  assert.equal(assess(four, 0, undefined, named).caution.needs_human_review, true);
+  // A named narrative the abstracts refute is no conflict.
+  const refuted = [R(0.9), R(0.8)];
+  assert.equal(caution(refuted, summarize(refuted), 0, undefined, named).needs_human_review, false);
+});
+
 test("summarize: abstracts not about the claim are counted apart and never weigh on the lean", () => {
   const s = summarize([S(0.8), Off(), Off(), N()]);
   assert.deepEqual([s.supports, s.refutes, s.nei, s.not_about_claim, s.lean], [1, 0, 1, 2, "supports"]);

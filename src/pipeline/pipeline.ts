@@ -26,7 +26,7 @@ import type { RetrievalConfig } from "../retrieval/byo.ts";
 import { openRetriever } from "../retrieval/load.ts";
 import { checkClaim, type Retriever } from "../retrieval/retriever.ts";
 import { loadScopeDetector, type ScopeDetector, scopeOf } from "../scope/scope.ts";
-import { narrativeInfo } from "../taxonomy/cards.ts";
+import { NO_NARRATIVE, narrativeInfo } from "../taxonomy/cards.ts";
 import { readableTitle } from "../text/tex.ts";
 import { NEI } from "../types.ts";
 import { openBuiltinVerifier } from "../verification/builtin.ts";
@@ -287,7 +287,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       });
       const tVerification = ms(t2);
 
-      const { summary, caution } = assess(evidence, normative, scope);
+      const named = narratives.find((h) => h.code !== NO_NARRATIVE);
+      const { summary, caution } = assess(evidence, normative, scope, named);
       return {
         claim,
         scope,

@@ -132,21 +132,35 @@ export function summarize(evidence: readonly Evidence[], scope: ScopeCheck = IN_
   };
 }
 
+/** The narrative named on the claim (the most probable one), as the caution needs it. */
+export interface NamedNarrative {
+  code: string;
+  name: string;
+  probability: number;
+}
+
 /**
  * Whether a person should review the verdict, and why: a claim out of scope (not about climate, not English), a
- * normative or epistemological claim (groups 4/5 with probability `normative` >= NORMATIVE_THRESHOLD), nothing
- * found or nothing about the claim, no decisive abstract, decisive ones all below LEAN_MIN_CONFIDENCE, a lone
- * decisive one, or abstracts that disagree. No
- * caution means: in scope, and two or more abstracts about the claim take a side, all the same one.
+ * normative or epistemological claim (groups 4/5 with probability `normative` >= NORMATIVE_THRESHOLD), a claim
+ * named as a contrarian narrative that the abstracts lean towards supporting (the two readings conflict: either the
+ * abstracts carry a minority finding or the narrative model is wrong), nothing found or nothing about the claim, no
+ * decisive abstract, decisive ones all below LEAN_MIN_CONFIDENCE, a lone decisive one, or abstracts that disagree.
+ * No caution means: in scope, no such conflict, and two or more abstracts about the claim take a side, all the same
+ * one.
  */
 export function caution(
   evidence: readonly Evidence[],
   summary: Summary,
   normative: number,
   scope: ScopeCheck = IN_SCOPE,
+  narrative?: NamedNarrative,
 ): Caution {
   const reasons: string[] = [];
   if (!scope.in_scope && scope.reason) reasons.push(scope.reason);
+  if (narrative && summary.lean === "supports")
+    reasons.push(
+      `The claim reads as the contrarian narrative ${narrative.code} "${narrative.name}" (${Math.round(narrative.probability * 100)}%), yet the abstracts about it lean towards supporting it: an abstract can carry a minority finding, and the narrative reading can be wrong, so a person should weigh these abstracts against the wider literature.`,
+    );
   if (normative >= NORMATIVE_THRESHOLD) {
     reasons.push(
       `This claim looks normative or epistemological (a "solutions won't work" or "science is unreliable" narrative, probability ${normative.toFixed(2)}): scientific abstracts rarely settle such claims, so treat the verdict as unconfirmed.`,
@@ -186,9 +200,10 @@ export function assess(
   evidence: readonly Evidence[],
   normative: number,
   scope: ScopeCheck = IN_SCOPE,
+  narrative?: NamedNarrative,
 ): { summary: Summary; caution: Caution } {
   const summary = summarize(evidence, scope);
-  const c = caution(evidence, summary, normative, scope);
+  const c = caution(evidence, summary, normative, scope, narrative);
   if (normative < NORMATIVE_THRESHOLD) return { summary, caution: c };
   return {
     summary: {
