@@ -275,7 +275,7 @@ function withSection(card: string, section: string): string {
   const start = card.indexOf(SECTION);
   if (start >= 0) {
     const next = card.indexOf("\n## ", start + SECTION.length);
-    return card.slice(0, start) + section + (next >= 0 ? card.slice(next + 1) : "");
+    return card.slice(0, start) + section + (next >= 0 ? `\n${card.slice(next + 1)}` : "");
   }
   const at = card.indexOf("## Retrain");
   return at >= 0 ? `${card.slice(0, at)}${section}\n${card.slice(at)}` : `${card}\n${section}`;

@@ -245,7 +245,12 @@ export interface GateFigures {
   recall: Ci;
   passed: number;
   ece: number;
+  /** Point figures at other thresholds, for the card (the gate itself is fixed at RELEVANCE_GATE). */
+  curve: { threshold: number; precision: number; recall: number; passed: number }[];
 }
+
+/** Thresholds the card shows besides the gate's. */
+const CURVE = [0.15, 0.2, 0.3, 0.4, 0.5];
 
 export interface GateReport {
   chosen: GateTrial;
@@ -286,13 +291,13 @@ export function rocAuc(labels: readonly (0 | 1)[], scores: readonly number[]): n
   return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
 }
 
-/** Precision, recall and the share passed at the gate. */
-function atGate(labels: readonly (0 | 1)[], probs: readonly number[]) {
+/** Precision, recall and the share passed at the gate (or at another threshold). */
+function atGate(labels: readonly (0 | 1)[], probs: readonly number[], threshold = RELEVANCE_GATE) {
   let tp = 0;
   let fp = 0;
   let fn = 0;
   probs.forEach((p, i) => {
-    const passed = p >= RELEVANCE_GATE;
+    const passed = p >= threshold;
     if (passed && labels[i]) tp++;
     else if (passed) fp++;
     else if (labels[i]) fn++;
@@ -334,6 +339,7 @@ export function gateFigures(
       probs.map((p) => [1 - p, p]),
       labels,
     ),
+    curve: CURVE.map((threshold) => ({ threshold, ...atGate(labels, probs, threshold) })),
   };
 }
 
@@ -619,8 +625,8 @@ ${r.trials.map(trial).join("\n")}
 A logistic regression's probabilities are its calibration: trained on judged pairs where about one in five is
 about the claim, it passes an abstract only when that is more likely than not.
 
-Also tried on the same judged train pairs (a one-off probe, 2026-12-02, 125 train claims; logistic regression,
-5-fold CV by claim) and dropped, none above v2's CV AUC 0.72: USE-lite cosine of the claim with the title alone and
+Also tried on the judged train pairs (a one-off probe, 2026-12-02, on the first 125 train claims, before the 200
+added ones; logistic regression, 5-fold CV by claim) and dropped, none above v2's CV AUC 0.72 there: USE-lite cosine of the claim with the title alone and
 with each sentence (the best; its position; the best of the first two; +0.00 to -0.01 AUC, and embedding every
 sentence would cost \`check\` about a second); cosines centred on the built-in corpus's mean USE-lite vector, and
 how close claim and abstract each sit to that mean (how generic they are; -0.01); depth-2 and depth-3 boosted trees
@@ -638,6 +644,14 @@ ${fig("shipped, CV", r.cv)}
 ${fig("v2 features, CV", r.cvV2)}
 ${fig("shipped, dev", r.dev)}
 ${fig("v2 features, dev", r.devV2)}
+
+The gate's threshold stays at ${RELEVANCE_GATE} (below it NEI is the most probable shown class, so the label agrees
+with the numbers). What a lower threshold would trade, point figures of the shipped model (precision / recall /
+share passed):
+
+| threshold | CV | dev |
+| --- | --- | --- |
+${r.cv.curve.map((c, i) => `| ${c.threshold} | ${f3(c.precision)} / ${f3(c.recall)} / ${f3(c.passed)} | ${f3(r.dev.curve[i].precision)} / ${f3(r.dev.curve[i].recall)} / ${f3(r.dev.curve[i].passed)} |`).join("\n")}
 
 What a user sees with this gate, on the judged dev claims: BENCHMARKS.md, "What a user sees" (\`JUDGED_SPLIT=dev
 npm run bench -- judged\`).
