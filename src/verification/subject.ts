@@ -71,22 +71,26 @@ function dot(a: Float32Array, b: Float32Array): number {
   return d;
 }
 
-/** The best match of a claim word among distinct text words: 1 for the same word or key, else the best cosine. */
-function bestMatch(
+/**
+ * The best match of each claim word among a segment's distinct words: 1 for the same word or key, else the best
+ * cosine (0 for a word without a vector). Segments are disjoint, so a side's best is the max over its segments.
+ */
+function bestMatches(
   words: UnitWords,
-  word: string,
-  text: ReadonlySet<string>,
-  keys: ReadonlySet<string>,
-): number {
-  if (text.has(word) || keys.has(matchKey(word))) return 1;
-  const v = words.of(word);
-  if (!v) return 0;
-  let best = 0;
-  for (const t of text) {
-    const u = words.of(t);
-    if (u) best = Math.max(best, dot(v, u));
-  }
-  return best;
+  claimWords: readonly string[],
+  claimVectors: readonly (Float32Array | null)[],
+  segment: ReadonlySet<string>,
+): number[] {
+  const keys = new Set([...segment].map(matchKey));
+  const vectors = [...segment].map((t) => words.of(t)).filter((v): v is Float32Array => v !== null);
+  return claimWords.map((w, i) => {
+    if (segment.has(w) || keys.has(matchKey(w))) return 1;
+    const v = claimVectors[i];
+    if (!v) return 0;
+    let best = 0;
+    for (const u of vectors) best = Math.max(best, dot(v, u));
+    return best;
+  });
 }
 
 /** The subject features of one pair (order: SUBJECT_FEATURES). */
@@ -98,20 +102,22 @@ export function subjectFeatures(
   title: string | undefined,
 ): number[] {
   const claimWords = [...new Set(contentTokens(claim))];
+  const claimVectors = claimWords.map((w) => words.of(w));
   const weight = claimWords.map((w) => idf.weight(matchKey(w)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
-  const side = (texts: readonly string[]) => {
-    const set = new Set(texts.flatMap((t) => contentTokens(t)));
-    return { set, keys: new Set([...set].map(matchKey)) };
-  };
-  const titleSide = side(title ? [title] : []);
-  const leadSide = side([...(title ? [title] : []), ...sentences.slice(0, LEAD_SENTENCES)]);
-  const allSide = side([...(title ? [title] : []), ...sentences]);
-  const soft = (s: { set: Set<string>; keys: Set<string> }) =>
-    claimWords.map((w) => (s.set.size ? bestMatch(words, w, s.set, s.keys) : 0));
-  const sTitle = soft(titleSide);
-  const sLead = soft(leadSide);
-  const sAll = soft(allSide);
+  // Title, lead and the rest as disjoint word sets: each word's vector is compared once.
+  const titleSet = new Set(title ? contentTokens(title) : []);
+  const leadSet = new Set(sentences.slice(0, LEAD_SENTENCES).flatMap((t) => contentTokens(t)));
+  for (const w of titleSet) leadSet.delete(w);
+  const restSet = new Set(sentences.slice(LEAD_SENTENCES).flatMap((t) => contentTokens(t)));
+  for (const w of [...titleSet, ...leadSet]) restSet.delete(w);
+  const bTitle = bestMatches(words, claimWords, claimVectors, titleSet);
+  const bLead = bestMatches(words, claimWords, claimVectors, leadSet);
+  const bRest = bestMatches(words, claimWords, claimVectors, restSet);
+  const sTitle = bTitle;
+  const sLead = bTitle.map((x, i) => Math.max(x, bLead[i]));
+  const sAll = sLead.map((x, i) => Math.max(x, bRest[i]));
+  const titleKeys = new Set([...titleSet].map(matchKey));
   const weighted = (m: number[]) => m.reduce((a, x, i) => a + x * weight[i], 0) / total;
   const rare = weight
     .map((w, i) => [w, i] as const)
@@ -120,7 +126,7 @@ export function subjectFeatures(
     .map(([, i]) => i);
   const mean = (m: number[]) => (rare.length ? rare.reduce((a, i) => a + m[i], 0) / rare.length : 0);
   const exactTitle = claimWords.length
-    ? claimWords.filter((w) => titleSide.keys.has(matchKey(w))).length / claimWords.length
+    ? claimWords.filter((w) => titleKeys.has(matchKey(w))).length / claimWords.length
     : 0;
   const claimSif = words.sif(tokenize(claim));
   const sifTitle = title ? dot(claimSif, words.sif(tokenize(title))) : 0;
