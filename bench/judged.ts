@@ -368,13 +368,13 @@ function figures(
         "S/R shown the opposite way (≤ 0.03)",
         "lean right (≥ 0.50) / wrong way (≤ 0.03)",
         "top 5 judged about",
-        "pair weighted F1, all judged test pairs",
+        `pair weighted F1, all judged ${SPLIT} pairs`,
       ],
       rows,
     ),
     "",
     `Agreement of the double-judged share (${pairsSecond.length} pairs judged twice, independently): Cohen's kappa ${kAbout.toFixed(3)} on about, ${kLabel.toFixed(3)} on the three-way label (the organisers report 0.73).`,
     "",
-    `\`check\` on the built-in index (k = ${K}, the test claims, one at a time): p50 ${p50.toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms (target p50 < 200 ms).`,
+    `\`check\` on the built-in index (k = ${K}, the ${SPLIT} claims, one at a time): p50 ${p50.toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms (target p50 < 200 ms).`,
   ].join("\n");
 }
