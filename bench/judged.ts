@@ -227,9 +227,10 @@ export const bench: Bench = async () => {
     latencies,
   );
   return {
-    id: "judged",
-    title: "What a user sees: claims as people post them, judged on the built-in corpus (issue 22)",
-    command: "npm run bench -- judged",
+    // A dev run has its own section, so it never overwrites the test split's figures (read once).
+    id: SPLIT === "dev" ? "judged-dev" : "judged",
+    title: `What a user sees: claims as people post them, judged on the built-in corpus (issue 22)${SPLIT === "dev" ? ", dev split" : ""}`,
+    command: SPLIT === "dev" ? "JUDGED_SPLIT=dev npm run bench -- judged" : "npm run bench -- judged",
     markdown: section,
   };
 };

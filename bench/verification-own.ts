@@ -8,8 +8,11 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Label } from "../src/types.ts";
+import { trainBaseline } from "../src/verification/baseline.ts";
 import { loadVerificationModel } from "../src/verification/builtin.ts";
 import type { Source } from "../src/verification/examples.ts";
+import { VerificationModel } from "../src/verification/model.ts";
 import { judgedFigures, showInterval } from "../src/verification/own-dev.ts";
 import { evaluateModel, loadVerificationData } from "../src/verification/train.ts";
 import { BEFORE } from "./judged.ts";
@@ -31,23 +34,29 @@ function modelBefore(): string {
 }
 
 export const bench: Bench = async () => {
-  const { dev } = await loadVerificationData();
+  const { train, dev } = await loadVerificationData();
+  const shipped = await loadVerificationModel();
+  const { builtinPair, ...withoutBuiltin } = shipped.json;
   const systems = [
     { name: `before issue 22 (${BEFORE})`, model: await loadVerificationModel(modelBefore()) },
-    { name: "shipped", model: await loadVerificationModel() },
+    ...(builtinPair
+      ? [
+          {
+            name: "shipped without its built-in corpus model (the verifier retrained as it was)",
+            model: new VerificationModel(withoutBuiltin),
+            judgedOnly: true,
+          },
+        ]
+      : []),
+    { name: "shipped", model: shipped },
   ];
   const own = dev.filter((e) => e.source === "own");
   const judgedRows: (string | number)[][] = [];
   const guardRows: (string | number)[][] = [];
-  for (const s of systems) {
-    log(s.name);
-    const r = await evaluateModel(s.model, own, noEncoder);
-    const f = judgedFigures(
-      own,
-      r.verdicts.map((v) => v.label),
-    );
+  const judgedRow = (name: string, labels: Label[]) => {
+    const f = judgedFigures(own, labels);
     judgedRows.push([
-      s.name,
+      name,
       showInterval(f.weightedF1),
       showInterval(f.f1.Supports),
       showInterval(f.f1.Refutes),
@@ -56,6 +65,21 @@ export const bench: Bench = async () => {
       showInterval(f.otherwise),
       showInterval(f.opposite),
     ]);
+  };
+  // The plain verifier of the judged benchmark: TF-IDF LR on our own train pairs.
+  const plain = trainBaseline(train.filter((e) => e.source === "own"));
+  judgedRow(
+    "plain: TF-IDF LR on our own train pairs",
+    plain.predict(own).map((v) => v.label),
+  );
+  for (const s of systems) {
+    log(s.name);
+    const r = await evaluateModel(s.model, own, noEncoder);
+    judgedRow(
+      s.name,
+      r.verdicts.map((v) => v.label),
+    );
+    if ("judgedOnly" in s) continue;
     for (const source of ["scifact", "climate-fever"] as Source[]) {
       const examples = dev.filter((e) => e.source === source);
       const g = await evaluateModel(s.model, examples, noEncoder);
@@ -76,9 +100,11 @@ export const bench: Bench = async () => {
     id: "verification-own",
     title: "Claim verification: our own judged dev pairs",
     command: "npm run bench -- verification-own",
-    markdown: `The verifier before issue 22 and the shipped one (trained on SciFact, Climate-FEVER and our own pairs: judged
-pairs of the judged set's train claims and the claims written from abstracts, own weight chosen by cross-validation
-on train; models/verification/CARD.md) on the judged set's dev claims: ${own.length} pairs of ${claims} claims as
+    markdown: `The plain verifier of the judged benchmark (TF-IDF LR on our own train pairs), the verifier before issue 22
+and the shipped one (trained on SciFact, Climate-FEVER and our own pairs: judged pairs of the judged set's train
+claims and the claims written from abstracts, own weight chosen by cross-validation on train, and, when
+cross-validation chose one, a pair model of its own for the built-in corpus's abstracts; models/verification/CARD.md)
+on the judged set's dev claims: ${own.length} pairs of ${claims} claims as
 people post them, each judged by reading the abstract (${gold("Supports")} Supports, ${gold("Refutes")} Refutes,
 ${gold("Not Enough Information")} NEI). Pair labels as the verifier gives them (no relevance gate, no summary);
 bootstrap 95% intervals over claims (1,000 resamples). "Judged otherwise": of the Supports/Refutes labels given, the

@@ -4,10 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { NEI } from "../src/types.ts";
+import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import type { SourcedExample } from "../src/verification/examples.ts";
+import { VerificationModel } from "../src/verification/model.ts";
 import { loadOwnData } from "../src/verification/own-data.ts";
 import { judgedFigures } from "../src/verification/own-dev.ts";
-import { chooseOwnWeight, GUARD, OWN_WEIGHT_GRID } from "../src/verification/source-weights.ts";
+import {
+  BUILTIN_OTHERS_GRID,
+  chooseBuiltinKind,
+  chooseOwnWeight,
+  GUARD,
+  OWN_WEIGHT_GRID,
+} from "../src/verification/source-weights.ts";
 import { trainVerificationModel } from "../src/verification/train.ts";
 
 const jsonl = (rows: object[]) => `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`;
@@ -93,6 +101,12 @@ test("own pairs: judged train claims and written claims train, judged dev claims
       ],
     );
     assert.equal(own.train[0].claim, "claim tr1");
+    // Judged pairs are marked (the built-in corpus model tunes its decision on them); written ones are not.
+    assert.deepEqual(
+      own.train.map((e) => e.judged === true),
+      [true, true, false, false],
+    );
+    assert.ok(own.dev.every((e) => e.judged === true));
     assert.deepEqual(own.train[0].sentences, ABSTRACTS.a1.sentences);
     assert.deepEqual(
       own.dev.map((e) => [e.claimId, e.abstractId, e.label, e.rationale]),
@@ -181,4 +195,52 @@ test("judged figures: weighted F1 and the Supports/Refutes shown judged otherwis
   assert.ok(Math.abs(f.opposite.value - 1 / 3) < 1e-9);
   assert.equal(f.f1.Refutes.value, 0);
   assert.ok(f.otherwise.low <= f.otherwise.value && f.otherwise.value <= f.otherwise.high);
+});
+
+/** Own pairs told the other way round: "rises" refutes, "does not rise" supports (what SciFact pairs never teach). */
+const reversed = (n: number): SourcedExample[] =>
+  pairs(n, "o", "own").map((e) => ({
+    ...e,
+    judged: true,
+    label: e.label === "Supports" ? "Refutes" : e.label === "Refutes" ? "Supports" : e.label,
+  }));
+
+test("the built-in corpus model: chosen by judged out-of-fold F1, fitted on own pairs, used for built-in abstracts only", async () => {
+  const train = [...pairs(150, "s", "scifact"), ...reversed(90)];
+  const trained = await trainVerificationModel(train, { folds: 2 });
+  const choice = chooseBuiltinKind(trained, train, 0);
+  assert.deepEqual(
+    choice.trials.map((t) => t.others),
+    [...BUILTIN_OTHERS_GRID],
+  );
+  const none = choice.trials[0];
+  // The scientific-abstract model learnt the other way round; a model on own pairs alone reads them right.
+  assert.ok(choice.chosen.others !== null, JSON.stringify(choice.trials));
+  assert.ok(choice.chosen.judgedF1 > none.judgedF1 + 0.2, JSON.stringify(choice.trials));
+  assert.equal(choice.chosen.judgedF1, Math.max(...choice.trials.map((t) => t.judgedF1)));
+  const json = choice.refitted.model;
+  assert.ok(json.builtinPair);
+  const model = new VerificationModel(json);
+  const claim = "ice loss rises in region 2";
+  const sentences = [
+    "Data from 2002 were used.",
+    "We find that ice loss does not rise; no significant trend.",
+  ];
+  const noEncoder = async (): Promise<Float32Array[]> => [];
+  const label = async (builtin: boolean) =>
+    (await model.verdicts([model.prepare(claim, sentences, undefined, builtin)], noEncoder)).verdicts[0]
+      .label;
+  assert.equal(await label(false), "Refutes");
+  assert.equal(await label(true), "Supports");
+  // The verifier routes pairs from an index of the built-in corpus (an abstract id) to it, free text never.
+  const onBuiltin = await openBuiltinVerifier({ model, builtinCorpus: true });
+  const elsewhere = await openBuiltinVerifier({ model });
+  const pair = { claim, abstract: sentences.join(" "), sentences };
+  const [fromIndex, freeText] = await onBuiltin.verifyPairs([{ ...pair, abstractId: "x" }, pair]);
+  assert.equal(fromIndex.label, "Supports");
+  assert.equal(freeText.label, "Refutes");
+  assert.equal((await elsewhere.verifyPairs([{ ...pair, abstractId: "x" }]))[0].label, "Refutes");
+  // Without judged own pairs nothing is chosen over the multi-sentence model.
+  const unjudged = train.map((e) => ({ ...e, judged: undefined }));
+  assert.equal(chooseBuiltinKind(trained, unjudged, 0, [null, 0]).chosen.others, null);
 });

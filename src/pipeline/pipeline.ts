@@ -10,6 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
+import { isBuiltinOnly } from "../data/builtin-corpus.ts";
 import { DataError } from "../data/errors.ts";
 import { openUseLite, type SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { USE_LITE_NAME } from "../encoders/use-lite-model.ts";
@@ -386,7 +387,11 @@ export async function openPipeline(options: PipelineOptions = {}): Promise<Pipel
     const config = options.verifier ?? { backend: "builtin" };
     const verifier =
       config.backend === "builtin"
-        ? await openBuiltinVerifier({ modelPath: config.model, encoder: sharedEncoder })
+        ? await openBuiltinVerifier({
+            modelPath: config.model,
+            encoder: sharedEncoder,
+            builtinCorpus: isBuiltinOnly(retriever.index.manifest.sources),
+          })
         : await openVerifier(config);
     closers.push(() => verifier.close());
     const scope = await loadScopeDetector();

@@ -6,10 +6,16 @@
 import { join } from "node:path";
 import { MODELS_DIR } from "../data/paths.ts";
 import { writeFileAtomic } from "../data/tables.ts";
-import type { Source } from "./examples.ts";
+import type { Source, SourcedExample } from "./examples.ts";
 import { VerificationModel, type VerificationModelJson } from "./model.ts";
 import { type JudgedFigures, judgedFigures, showInterval } from "./own-dev.ts";
-import { chooseOwnWeight, GUARD, type WeightChoice } from "./source-weights.ts";
+import {
+  type BuiltinChoice,
+  chooseBuiltinKind,
+  chooseOwnWeight,
+  GUARD,
+  type WeightChoice,
+} from "./source-weights.ts";
 import {
   type CalibrationReport,
   type EvaluationResult,
@@ -40,13 +46,19 @@ export async function buildVerificationModel(options: BuildOptions): Promise<voi
   const embed = async (): Promise<Float32Array[]> => {
     throw new Error("the shipped verification model needs no sentence encoder");
   };
-  const choice = chooseOwnWeight(await trainVerificationModel(train, { log }), train);
+  const fitted = await trainVerificationModel(train, { log });
+  const choice = chooseOwnWeight(fitted, train);
   for (const t of choice.trials)
     log(
       `own weight ${t.own}: out-of-fold weighted F1 own ${f3(t.oof.own)}, scifact ${f3(t.oof.scifact)}, climate-fever ${f3(t.oof["climate-fever"])}${t.guarded ? "" : " (guard)"}`,
     );
   log(`own weight chosen: ${choice.chosen.own}`);
-  const { model, calibration } = choice.refitted;
+  const builtin = chooseBuiltinKind(fitted, train, choice.chosen.own, undefined, choice.refitted);
+  for (const t of builtin.trials)
+    log(
+      `built-in corpus model ${t.others === null ? "none" : `others ${t.others}`}: judged out-of-fold weighted F1 ${f3(t.judgedF1)}, ${t.decisive} Supports/Refutes`,
+    );
+  const { model, calibration } = builtin.refitted;
   const trained = new VerificationModel(model);
   const results = new Map<Source, EvaluationResult & { pairs: number }>();
   for (const source of ["scifact", "climate-fever", "own"] as const) {
@@ -63,7 +75,10 @@ export async function buildVerificationModel(options: BuildOptions): Promise<voi
       )
     : undefined;
   await writeFileAtomic(join(outDir, "model.json"), `${JSON.stringify(model)}\n`);
-  await writeFileAtomic(join(outDir, "CARD.md"), card(model, calibration, results, train, choice, figures));
+  await writeFileAtomic(
+    join(outDir, "CARD.md"),
+    card(model, calibration, results, train, choice, builtin, figures),
+  );
   for (const [source, r] of results)
     log(
       `dev ${source}: weighted F1 ${f3(r.scores.f1_weighted)}, Refutes F1 ${f3(r.scores.per_label.Refutes?.f1)}`,
@@ -75,12 +90,16 @@ function card(
   model: VerificationModelJson,
   c: CalibrationReport,
   results: Map<Source, EvaluationResult & { pairs: number }>,
-  train: readonly { source: Source }[],
+  train: readonly Pick<SourcedExample, "source" | "judged" | "claimId">[],
   choice: WeightChoice,
+  builtin: BuiltinChoice,
   judged: JudgedFigures | undefined,
 ): string {
   const trainPairs = train.length;
   const ownPairs = train.filter((e) => e.source === "own").length;
+  const judgedTrain = train.filter((e) => e.source === "own" && e.judged).length;
+  const judgedClaims = new Set(train.filter((e) => e.source === "own" && e.judged).map((e) => e.claimId))
+    .size;
   const trials = choice.trials.map(
     (t) =>
       `| ${t.own} | ${f3(t.oof.own)} | ${f3(t.oof.scifact)} | ${f3(t.oof["climate-fever"])} | ${t.guarded ? "yes" : "no"}${t === choice.chosen ? " (chosen)" : ""} |`,
@@ -117,7 +136,8 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
   of the judged set's train claims (claims as people post them, every pair shown by the pipeline or BM25, judged by
   reading the abstract) and the claims written from abstracts (one Supports, one Refutes, one NEI per abstract;
   written claims on an abstract judged for a dev or test claim are left out). The judged dev claims' pairs are
-  scored below; the test claims' pairs are never read here. ${ownPairs} own training pairs.
+  scored below; the test claims' pairs are never read here. ${ownPairs} own training pairs: ${judgedTrain} judged
+  pairs of ${judgedClaims} train claims and ${ownPairs - judgedTrain} pairs of written claims.
 - Deterministic train/dev split of SciFact and Climate-FEVER by claim id (sha1, salt "verification", 20 % dev);
   train pairs whose claim text repeats a dev claim under another id are dropped. ${trainPairs} training pairs in all.
   Dev pairs are never used for training, calibration or decision tuning.
@@ -149,6 +169,16 @@ probabilities and rationale sentences. Code: \`src/verification/\` (model.ts is 
    | own weight | own out-of-fold F1 | SciFact | Climate-FEVER | within the guard |
    | --- | --- | --- | --- | --- |
 ${trials.map((t) => `   ${t}`).join("\n")}
+
+   Abstracts of the built-in corpus (pairs of an index of that corpus alone, and our own pairs): ${
+     builtin.chosen.others === null
+       ? "scored by the multi-sentence model above (no model of their own: it did not pay on cross-validation)"
+       : `a pair model of their own (same groups and L2), fitted on our own pairs with SciFact and Climate-FEVER at weight ${builtin.chosen.others}; its temperature (${f3(model.builtinPair?.temperature)}), decision weights (${model.builtinPair?.classWeights.join(" / ")}) and shown-probability temperature (${f3(model.builtinPair?.foldedTemperature)}) fitted as in step 5 but on the out-of-fold predictions of the judged train pairs (claims as people post them; the written claims' balanced labels are not what users send)`
+   }. Chosen by the out-of-fold weighted F1 on the ${judgedTrain} judged train pairs (the same 5 folds by claim):
+
+   | model for built-in abstracts | judged out-of-fold weighted F1 | Supports/Refutes given |
+   | --- | --- | --- |
+${builtin.trials.map((t) => `   | ${t.others === null ? "none (the multi-sentence model)" : `own pairs + SciFact/Climate-FEVER at ${t.others}`} | ${f3(t.judgedF1)} | ${t.decisive}${t === builtin.chosen ? " (chosen)" : ""} |`).join("\n")}
 5. Calibration per kind: temperature fitted on out-of-fold pair logits (one sentence: T =
    ${c.temperature.single.toFixed(3)}, more: T = ${c.temperature.multi.toFixed(3)}; out-of-fold ECE ${f3(c.eceBefore)} →
    ${f3(c.eceScaled)}). Decision weights (Supports / Refutes / NEI)

@@ -26,6 +26,11 @@ export interface BuiltinOptions {
   encoder?: SentenceEncoder | (() => Promise<SentenceEncoder>);
   /** Pairs per encoder call. */
   batchSize?: number;
+  /**
+   * The abstracts named by id come from an index of the built-in corpus alone: such pairs are scored by the model's
+   * pair model for that corpus (trained on our judged pairs), when it has one.
+   */
+  builtinCorpus?: boolean;
 }
 
 export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise<Verifier> {
@@ -47,7 +52,14 @@ export async function openBuiltinVerifier(options: BuiltinOptions = {}): Promise
     for (let s = 0; s < pairs.length; s += batchSize) {
       const prepared = pairs
         .slice(s, s + batchSize)
-        .map((p) => model.prepare(p.claim, abstractSentences(p), p.title));
+        .map((p) =>
+          model.prepare(
+            p.claim,
+            abstractSentences(p),
+            p.title,
+            options.builtinCorpus === true && p.abstractId !== undefined,
+          ),
+        );
       out.push(...(await model.verdicts(prepared, embed)).verdicts);
     }
     return out;

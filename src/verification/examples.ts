@@ -17,6 +17,8 @@ export type Source = "scifact" | "climate-fever" | "own";
 
 export interface SourcedExample extends VerificationExample {
   source: Source;
+  /** Our own pair of a claim as people post it, judged by reading the abstract (data/judged), not a written claim. */
+  judged?: boolean;
 }
 
 export interface SciFactPairOptions {

@@ -82,6 +82,8 @@ export interface VerificationModelJson {
   idf?: IdfJson;
   pairGroups: PairGroup[];
   pairs: Record<Kind, PairPartJson>;
+  /** The pair model of abstracts of the built-in corpus (train.ts builtinKind); absent in older models. */
+  builtinPair?: PairPartJson;
   /** Direction check at inference (contrastGuard): a Supports pair is weighed against the claim's contrast. */
   contrastGuard?: boolean;
   /** The claim's P(narrative) for the "narrative" group: a gate on a narratives model's features (claim-narrative.ts). */
@@ -100,6 +102,8 @@ export interface PreparedPair {
   lexical: number[][];
   /** Candidate sentence indices, best selector score first, with that score. */
   candidates: { index: number; selector: number }[];
+  /** An abstract of the built-in corpus: scored by the model's builtinPair when it has one. */
+  builtin?: boolean;
 }
 
 /** Lexical features of each sentence and, given a table, the "idf" group of the pair. */
@@ -138,6 +142,8 @@ export interface PairOutput {
   candidates: CandidateScore[];
   /** Sentences of the abstract (picks the kind). */
   sentences: number;
+  /** Scored by the built-in corpus's pair model. */
+  builtin?: boolean;
 }
 
 export class VerificationModel {
@@ -145,6 +151,7 @@ export class VerificationModel {
   readonly selector: LogisticModel;
   readonly stance?: LogisticModel;
   readonly pairs: Record<Kind, LogisticModel>;
+  readonly builtinPair?: LogisticModel;
   readonly tfidf?: TfidfPairModel;
   readonly idf?: IdfTable;
   private claimNarrative?: Promise<ClaimNarrative>;
@@ -156,6 +163,7 @@ export class VerificationModel {
     this.json = json;
     this.selector = LogisticModel.fromJSON(json.selector);
     if (json.stance) this.stance = LogisticModel.fromJSON(json.stance.model);
+    if (json.builtinPair) this.builtinPair = LogisticModel.fromJSON(json.builtinPair.model);
     this.pairs = {
       single: LogisticModel.fromJSON(json.pairs.single.model),
       multi: LogisticModel.fromJSON(json.pairs.multi.model),
@@ -185,7 +193,8 @@ export class VerificationModel {
     return (await this.claimNarrative)(pairs.map((p) => p.claim));
   }
 
-  prepare(claim: string, sentences: string[], title?: string): PreparedPair {
+  /** `builtin`: the abstract is one of the built-in corpus (PreparedPair.builtin). */
+  prepare(claim: string, sentences: string[], title?: string, builtin?: boolean): PreparedPair {
     const { lexical, idf } = pairCues(
       profile(claim),
       sentences.map(profile),
@@ -200,7 +209,13 @@ export class VerificationModel {
       idf,
       lexical,
       candidates: selectCandidates(this.selector, lexical, this.json.candidates),
+      ...(builtin ? { builtin } : {}),
     };
+  }
+
+  /** Whether a prepared pair is scored by the built-in corpus's pair model (trained on all our pairs, any length). */
+  usesBuiltinPair(p: Pick<PreparedPair, "builtin">): boolean {
+    return p.builtin === true && this.json.builtinPair !== undefined;
   }
 
   /** Whether the pair model reads stance probabilities (otherwise the encoder is never called). */
@@ -242,6 +257,7 @@ export class VerificationModel {
 
   private output(p: PreparedPair, candidates: CandidateScore[], narrative?: number): PairOutput {
     const kind = kindOf(p.sentences.length);
+    const builtin = this.usesBuiltinPair(p);
     const x = pairFeatures(this.json.families, this.json.pairGroups, {
       candidates,
       lexical: p.lexical,
@@ -250,9 +266,13 @@ export class VerificationModel {
       narrative,
     });
     return {
-      logits: this.pairs[kind].decision(standardise(x, this.json.pairs[kind].standardiser)),
+      logits:
+        builtin && this.builtinPair && this.json.builtinPair
+          ? this.builtinPair.decision(standardise(x, this.json.builtinPair.standardiser))
+          : this.pairs[kind].decision(standardise(x, this.json.pairs[kind].standardiser)),
       candidates,
       sentences: p.sentences.length,
+      ...(builtin ? { builtin } : {}),
     };
   }
 
@@ -273,7 +293,7 @@ export class VerificationModel {
       const c = v.label === "Supports" ? contrastClaim(prepared[i].claim) : undefined;
       if (c === undefined) return;
       guarded.push(i);
-      contrasts.push(this.prepare(c, prepared[i].sentences, prepared[i].title));
+      contrasts.push(this.prepare(c, prepared[i].sentences, prepared[i].title, prepared[i].builtin));
     });
     const scored = await this.score(contrasts, embed);
     guarded.forEach((i, k) => {
@@ -284,7 +304,8 @@ export class VerificationModel {
 
   /** Calibrated probabilities, the label decision and the rationale of one scored pair. */
   verdict(out: PairOutput): Verdict {
-    const part = this.json.pairs[kindOf(out.sentences)];
+    const part =
+      out.builtin && this.json.builtinPair ? this.json.builtinPair : this.json.pairs[kindOf(out.sentences)];
     const p = partProbs(out.logits, part);
     const k = argmax(p);
     const label = LABELS[k];

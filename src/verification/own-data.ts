@@ -36,6 +36,8 @@ export async function builtinAbstracts(path: string = BUILTIN_CORPUS.path): Prom
   return (id) => byId.get(id);
 }
 
+const markJudged = (xs: SourcedExample[]): SourcedExample[] => xs.map((e) => ({ ...e, judged: true }));
+
 /** Our pairs from `dataDir` (default the repository's data/); empty when data/judged is absent. */
 export async function loadOwnData(dataDir?: string, abstractOf?: AbstractOf): Promise<OwnData> {
   const files = ownDataFiles(dataDir);
@@ -64,8 +66,8 @@ export async function loadOwnData(dataDir?: string, abstractOf?: AbstractOf): Pr
     evidence: w.evidence,
   }));
   return {
-    train: ownExamples([...judgedPairs("train"), ...writtenPairs], of),
-    dev: ownExamples(judgedPairs("dev"), of),
+    train: [...markJudged(ownExamples(judgedPairs("train"), of)), ...ownExamples(writtenPairs, of)],
+    dev: markJudged(ownExamples(judgedPairs("dev"), of)),
     droppedWritten: written.length - kept.length,
   };
 }

@@ -65,3 +65,64 @@ export function chooseOwnWeight(
   });
   return { trials, chosen: trials[best], refitted: fits[best].refitted };
 }
+
+/** Sample weights of SciFact and Climate-FEVER in the built-in corpus's pair model tried (null: no such model). */
+export const BUILTIN_OTHERS_GRID = [null, 0, 0.1, 1] as const;
+
+export interface BuiltinTrial {
+  /** null: no pair model of its own for the built-in corpus (its abstracts go to the multi-sentence model). */
+  others: number | null;
+  /** Out-of-fold weighted F1 on the judged own train pairs (claims as people post them). */
+  judgedF1: number;
+  /** Out-of-fold Supports / Refutes labels given on them. */
+  decisive: number;
+}
+
+export interface BuiltinChoice {
+  trials: BuiltinTrial[];
+  chosen: BuiltinTrial;
+  refitted: ReturnType<TrainedVerification["refit"]>;
+}
+
+/**
+ * Whether the built-in corpus's abstracts get a pair model of their own (train.ts builtinKind), and how much
+ * SciFact and Climate-FEVER weigh in it: the trial with the best out-of-fold weighted F1 on the judged own train
+ * pairs (ties: the earlier trial), the own weight in the other models fixed at `own`. SciFact's and Climate-FEVER's
+ * models and decisions are the same in every trial.
+ */
+export function chooseBuiltinKind(
+  trained: TrainedVerification,
+  train: readonly SourcedExample[],
+  own: number,
+  grid: readonly (number | null)[] = BUILTIN_OTHERS_GRID,
+  /** The refit without a built-in model at weight `own`, when already made (chooseOwnWeight's). */
+  without?: ReturnType<TrainedVerification["refit"]>,
+): BuiltinChoice {
+  const judged = train.flatMap((e, i) => (e.source === "own" && e.judged ? [i] : []));
+  const fits = grid.map((others) => {
+    const refitted =
+      others === null && without
+        ? without
+        : trained.refit(DEFAULT_PAIR_GROUPS, {
+            sourceWeights: { own },
+            ...(others === null ? {} : { builtinKind: { others } }),
+          });
+    const pred = judged.map((i) => refitted.calibration.oofLabels[i]);
+    const trial: BuiltinTrial = {
+      others,
+      judgedF1: judged.length
+        ? verificationF1(
+            pred,
+            judged.map((i) => train[i].label),
+          ).weighted
+        : Number.NaN,
+      decisive: pred.filter((l) => l !== "Not Enough Information").length,
+    };
+    return { trial, refitted };
+  });
+  let best = 0;
+  fits.forEach((f, i) => {
+    if (f.trial.judgedF1 > fits[best].trial.judgedF1) best = i;
+  });
+  return { trials: fits.map((f) => f.trial), chosen: fits[best].trial, refitted: fits[best].refitted };
+}

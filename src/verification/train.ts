@@ -242,6 +242,12 @@ export interface RefitOptions {
   contrastGuard?: boolean;
   /** Sample weight of each source's pairs in the pair fits (default the training options'). */
   sourceWeights?: Partial<Record<Source, number>>;
+  /**
+   * A pair model of its own for abstracts of the built-in corpus (kind "builtin"), fitted on our own pairs with the
+   * other sources at `others` (sample weight; 0 leaves them out), its temperature and decision weights fitted on the
+   * out-of-fold predictions of the judged own pairs (claims as people post them). Absent: no such kind.
+   */
+  builtinKind?: { others: number };
 }
 
 export interface TrainedVerification {
@@ -543,6 +549,53 @@ export async function trainVerificationModel(
         foldedTemperature,
       };
     }
+    let builtin: PairPartJson | undefined;
+    if (o.builtinKind) {
+      const others = o.builtinKind.others;
+      const ownIdx = train.flatMap((e, i) => (e.source === "own" || others > 0 ? [i] : []));
+      const w = train.map((e) => (e.source === "own" ? 1 : others));
+      const part = fitPairPart(groups, ownIdx, w);
+      // Temperature and decision on the judged pairs: the written claims' balanced labels are not what users send.
+      const judged = train.flatMap((e, i) => (e.source === "own" && e.judged ? [i] : []));
+      const tuneOn = judged.length > 0 ? judged : ownIdx.filter((i) => train[i].source === "own");
+      const temperature = fitTemperature(
+        tuneOn.map((i) => part.oofLogits.get(i) as Float32Array),
+        tuneOn.map((i) => pairY[i]),
+      );
+      const calibrated = tuneOn.map((i) =>
+        softmaxWithTemperature(part.oofLogits.get(i) as Float32Array, temperature),
+      );
+      const weights: [number, number, number] =
+        o.tuneWeights === false
+          ? [1, 1, 1]
+          : tuneDecision(
+              calibrated,
+              tuneOn.map((i) => train[i].label),
+              tuneOn.map((i) => oofTfidf[i]),
+              { penalty, refutesBonus },
+            );
+      const folded = tuneOn.map((i) =>
+        foldedLogits(part.oofLogits.get(i) as Float32Array, temperature, weights),
+      );
+      const foldedTemperature = fitTemperature(
+        folded,
+        tuneOn.map((i) => pairY[i]),
+      );
+      for (const i of ownIdx)
+        if (train[i].source === "own")
+          oofLabels[i] =
+            LABELS[argmax(foldedLogits(part.oofLogits.get(i) as Float32Array, temperature, weights))];
+      builtin = {
+        standardiser: part.standardiser,
+        model: part.model.toJSON(),
+        temperature,
+        classWeights: weights,
+        foldedTemperature,
+      };
+      log(
+        `builtin kind (others ${others}): T ${temperature.toFixed(3)}, weights ${weights.join("/")}, folded T ${foldedTemperature.toFixed(3)}`,
+      );
+    }
     const ece = (rows: { p: number[]; y: number }[]) =>
       expectedCalibrationError(
         rows.map((r) => r.p),
@@ -576,6 +629,7 @@ export async function trainVerificationModel(
       pairGroups: [...groups],
       ...(groups.some((g) => g.startsWith("narrative")) ? { narrative: options.narrativeGate } : {}),
       pairs: parts,
+      ...(builtin ? { builtinPair: builtin } : {}),
       ...(o.contrastGuard === false ? {} : { contrastGuard: true }),
     };
     return { model, calibration };
@@ -598,7 +652,8 @@ export async function evaluateModel(
   examples: readonly SourcedExample[],
   embed: Embed,
 ): Promise<EvaluationResult> {
-  const prepared = examples.map((e) => model.prepare(e.claim, e.sentences, e.title));
+  // Our own pairs are abstracts of the built-in corpus, scored as the pipeline scores them on its index.
+  const prepared = examples.map((e) => model.prepare(e.claim, e.sentences, e.title, e.source === "own"));
   const { outputs, verdicts } = await model.verdicts(prepared, embed);
   return {
     ...summarise(examples, verdicts),
