@@ -39,13 +39,13 @@ import { type Bench, type BenchSection, loadAverage, table } from "./report.ts";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
-interface Prediction {
+export interface Prediction {
   codes: string[];
   narrative: number;
   /** The most likely code named (the argmax for a baseline), or 0_0. */
   first: string;
 }
-type Predict = (texts: string[]) => Promise<Prediction[]>;
+export type Predict = (texts: string[]) => Promise<Prediction[]>;
 
 /** Contrarian cells: the share given a narrative should be high. Every other cell: low. */
 const CONTRARIAN_CELLS = ["flicc", "stance-against", "cf-refutes", "cards:narrative", "gwsd-disagree"];
@@ -58,7 +58,7 @@ const share = (flags: readonly boolean[]) =>
   itemInterval(flags.length, (idx) => (idx.length ? idx.filter((i) => flags[i]).length / idx.length : 0));
 
 /** The written texts' figures: non-contrarian texts given a narrative, contrarian ones given one, right first code. */
-interface Written {
+export interface Written {
   mainstream: Interval;
   byKind: Record<string, Interval>;
   contrarian: Interval;
@@ -66,7 +66,7 @@ interface Written {
   rows: { mainstream: number; contrarian: number };
 }
 
-function writtenFigures(preds: readonly Prediction[], texts: readonly ContrastText[]): Written {
+export function writtenFigures(preds: readonly Prediction[], texts: readonly ContrastText[]): Written {
   const named = preds.map((p) => !p.codes.includes(NO_NARRATIVE));
   const idx = (keep: (t: ContrastText) => boolean) => texts.flatMap((t, i) => (keep(t) ? [i] : []));
   const none = idx((t) => t.kind !== "contrarian");
@@ -83,7 +83,7 @@ function writtenFigures(preds: readonly Prediction[], texts: readonly ContrastTe
   };
 }
 
-interface Figures {
+export interface Figures {
   shares: Record<string, Interval>;
   cardsMeanF1: Interval;
   cardsGroupMacroF1: number;
@@ -94,7 +94,7 @@ interface Figures {
   writtenDev: Written;
 }
 
-async function evaluate(
+export async function evaluate(
   predict: Predict,
   stanceDev: readonly StanceExample[],
   cardsDev: readonly NarrativeExample[],
@@ -142,7 +142,7 @@ async function evaluate(
 const firstCode = (codes: readonly string[], probabilities: Record<string, number>): string =>
   codes.reduce((a, b) => ((probabilities[b] ?? 0) > (probabilities[a] ?? 0) ? b : a));
 
-const classifierPredict =
+export const classifierPredict =
   (c: NarrativeClassifier, rule: DecisionRule): Predict =>
   async (texts) =>
     (await c.classify(texts, rule)).map((p) => ({
