@@ -28,6 +28,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   trust: () => import("./trust.ts"),
   "byo-models": () => import("./byo-models.ts"),
   "narratives-tried": () => import("./narratives-tried.ts"),
+  "narratives-gate-cv": () => import("./narratives-gate-cv.ts"),
   judged: () => import("./judged.ts"),
   "verification-own": () => import("./verification-own.ts"),
   reliability: () => import("./reliability.ts"),

@@ -44,8 +44,8 @@ const WRITTEN_CONTRARIAN =
   "Greenland's ice sheet is basically the same size it's been for centuries. Some summer melt, some winter snow. No crisis.";
 const REBUTTAL = "No, Arctic ice is not recovering";
 /**
- * Not met yet (issue 23): the shipped gates read this short rejection as the 1_1 claim itself (fast P(narrative)
- * 0.93), though longer written rebuttals train them; kept as a todo so it reports until it passes.
+ * Not met yet (issue 23): the shipped gates read this short rejection as the 1_1 claim itself (P(narrative): fast
+ * 0.93, full 0.95), though longer written rebuttals train them; kept as a todo so it reports until it passes.
  */
 const REBUTTAL_TODO = { todo: "issue 23: the short rejection still reads as the myth" };
 
@@ -77,6 +77,55 @@ for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
       }
     },
   );
+}
+
+/**
+ * Accurate claims users saw given a narrative (issue 23). Each must carry none under the check rule (the product's);
+ * the ones a shipped model still gets wrong stay todo, with its P(narrative) when last measured
+ * (bench/narratives-errors.ts), so they report until they pass.
+ */
+const ACCURATE: readonly { text: string; todo: Partial<Record<string, string>> }[] = [
+  {
+    text: "Arctic summer sea ice extent has declined sharply since 1979",
+    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.93, 1_1" },
+  },
+  {
+    text: "The Greenland ice sheet is losing ice and adding to sea level rise",
+    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.74, 1_6" },
+  },
+  {
+    text: "Changes in solar activity cannot explain the warming since 1950",
+    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.69, 2_1" },
+  },
+  {
+    text: "Sea level rise is accelerating",
+    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.55, 1_6" },
+  },
+  {
+    text: "Nearly all climate scientists agree that humans are warming the planet",
+    todo: {
+      [FAST_MODEL_FILE]: "fast.json: P(narrative) 0.68, 5_1",
+      [FULL_MODEL_FILE]: "full.json: P(narrative) 0.73, 5_1",
+    },
+  },
+];
+
+for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
+  test(`the shipped ${file} gives no narrative to accurate claims users reported`, async (t) => {
+    const encoder = file === FULL_MODEL_FILE ? await openUseLite({ workers: 0, cacheDir: false }) : undefined;
+    try {
+      const c = await NarrativeClassifier.load(join(NARRATIVES_MODEL_DIR, file), encoder);
+      const preds = await c.classify(ACCURATE.map((a) => a.text));
+      for (const [i, a] of ACCURATE.entries()) {
+        const todo = a.todo[file];
+        await t.test(a.text, todo ? { todo: `issue 23: ${todo}` } : {}, () => {
+          assert.deepEqual(preds[i].codes, ["0_0"], `P(narrative) ${preds[i].narrative}`);
+        });
+      }
+    } finally {
+      await encoder?.close();
+    }
+  });
 }
 
 test("the shipped models' classify rule names narratives from a threshold at most the check rule's", async () => {

@@ -23,8 +23,12 @@ import { DEFAULT_TRAIN_OPTIONS, stanceCounts, trainNarrativeModel } from "./trai
 
 /** The shipped variants: fast (no sentence encoder) and full (every family). */
 export const VARIANTS: readonly { name: "fast" | "full"; file: string; families: FeatureFamily[] }[] = [
-  { name: "fast", file: FAST_MODEL_FILE, families: ["word", "char", "desc", "cues", "contrast"] },
-  { name: "full", file: FULL_MODEL_FILE, families: ["word", "char", "desc", "cues", "contrast", "use"] },
+  { name: "fast", file: FAST_MODEL_FILE, families: ["word", "char", "desc", "cues", "contrast", "markers"] },
+  {
+    name: "full",
+    file: FULL_MODEL_FILE,
+    families: ["word", "char", "desc", "cues", "contrast", "use", "markers"],
+  },
 ];
 
 export interface BuildOptions {
@@ -151,6 +155,18 @@ export async function writeNarrativesCard(
   await writeFileAtomic(join(outDir, "CARD.md"), card(data, data.stanceTrain, rows, models));
 }
 
+/** The gate's issue-23 settings of each model, for the card (absent in models trained before them). */
+function gateExtras(models: readonly NarrativeModelJson[]): string {
+  const parts = models.map((m) => {
+    const g = (m.settings.gate ?? {}) as { contrastWeight?: number; pairWeight?: number };
+    const name = m.encoder ? "full" : "fast";
+    return `${name}: written contrast texts weigh ${g.contrastWeight ?? 1} times their share, paired rows ${g.pairWeight ?? 0} times their weight`;
+  });
+  return `Paired training and the written texts' weight (chosen out of fold, section narratives-gate-cv of BENCHMARKS.md): per
+   written subject, the differences of a contrarian text's features and a non-contrarian one's are extra rows (both
+   signs), so the subject's shared topic cancels. ${parts.join("; ")}.`;
+}
+
 function card(
   data: {
     train: readonly NarrativeExample[];
@@ -244,6 +260,7 @@ gate leaves them out.)
 ## Method
 1. **Gate**: a binary logistic regression, P(the text carries any narrative), on the stance rows. Within each class
    every source weighs the square root of its size (no source drowns the others); the classes weigh the same.
+   ${gateExtras(models)}
    Platt-scaled on ${o.folds}-fold out-of-fold logits. The decision threshold is chosen out of fold as the one closest
    to meeting every target at once (the smallest worst ratio of false alarms to 0.10 on each mainstream source and
    0.08 on the written non-contrarian texts, and of misses to 0.15 on FLICC and ClimateStance Against and 0.10 on
@@ -268,8 +285,9 @@ Features, each its own block: word 1-2-gram TF-IDF (max ${o.wordMaxFeatures}) an
 ${o.charMaxFeatures}) over every training text, mainstream included; cosine to each code's taxonomy description;
 stance cues (direction words paired with the words around them, flipped under negation: "ice:-" for "sea ice is
 shrinking", hashed); contrast: for each code, similarity to its proposition minus similarity to its mainstream
-rebuttal (src/narratives/rebuttals.ts), in TF-IDF, cue and (full model) USE-lite space; and (full model only) the
-USE-lite sentence vector. Each description is a training example of its code and of "narrative", each rebuttal of
+rebuttal (src/narratives/rebuttals.ts), in TF-IDF, cue and (full model) USE-lite space; (full model only) the
+USE-lite sentence vector; and, in a model whose families list \`markers\`, who says what (src/narratives/markers.ts: a
+leading "No,", quoted and reported claims with their stance cues marked as reported, turns, short verdicts; hashed). Each description is a training example of its code and of "narrative", each rebuttal of
 "none" (weight ${o.descWeight}). Class weights in the code softmaxes: square-root balanced. L2 ${o.l2} (gate
 ${o.gate.l2}), full-batch L-BFGS: deterministic.
 

@@ -11,10 +11,19 @@ import { type TfidfJson, TfidfVectorizer } from "../learning/tfidf.ts";
 import { NARRATIVES } from "../taxonomy/cards.ts";
 import { tokenize } from "../text/tokenize.ts";
 import { CUE_DIM, cueVector } from "./cues.ts";
+import { MARKER_DIM, markerVector } from "./markers.ts";
 import { REBUTTALS } from "./rebuttals.ts";
 
-export type FeatureFamily = "word" | "char" | "desc" | "use" | "cues" | "contrast";
-export const FEATURE_FAMILIES: readonly FeatureFamily[] = ["word", "char", "desc", "use", "cues", "contrast"];
+export type FeatureFamily = "word" | "char" | "desc" | "use" | "cues" | "contrast" | "markers";
+export const FEATURE_FAMILIES: readonly FeatureFamily[] = [
+  "word",
+  "char",
+  "desc",
+  "use",
+  "cues",
+  "contrast",
+  "markers",
+];
 
 export interface FeatureConfig {
   families: FeatureFamily[];
@@ -202,6 +211,8 @@ export class NarrativeFeatures {
         out.push({ vector: live ? sparseFromDense(use) : empty, width: codes });
       }
     }
+    // Last, so the blocks of a model without it keep their offsets.
+    if (has("markers")) out.push({ vector: live ? markerVector(text) : empty, width: MARKER_DIM });
     return out;
   }
 
