@@ -84,45 +84,53 @@ async function runBlock(
   );
 }
 
-/** Runs the blocks a target still lacks, saving each as it finishes. */
-async function runTarget(
-  name: string,
-  property: (tally: Tally) => fc.IAsyncProperty<[unknown]>,
-): Promise<void> {
-  const saved = load(name);
+type Target = { name: string; property: (tally: Tally) => fc.IAsyncProperty<[unknown]> };
+
+/**
+ * Runs the blocks the targets still lack, block 1 of each target, then block 2 of each, and so on (a run stopped
+ * by FUZZ_STOP_AT leaves every target with about as many cases), saving each block as it finishes.
+ */
+async function runTargets(targets: Target[]): Promise<void> {
   const blocks = Math.ceil(CASES / BLOCK);
   for (let b = 0; b < blocks; b++) {
-    if (saved.blocks[b]) continue;
-    if (Date.now() >= STOP_AT) {
-      process.stderr.write(`fuzz ${name}: FUZZ_STOP_AT reached, block ${b} not started\n`);
-      return;
+    for (const { name, property } of targets) {
+      const saved = load(name);
+      if (saved.blocks[b]) continue;
+      if (Date.now() >= STOP_AT) {
+        process.stderr.write(`fuzz: FUZZ_STOP_AT reached, block ${b + 1} of ${name} not started\n`);
+        return;
+      }
+      const cases = Math.min(BLOCK, CASES - b * BLOCK);
+      const tally = newTally();
+      const started = performance.now();
+      const failure = await runBlock(property(tally), cases, SEED + b);
+      const seconds = (performance.now() - started) / 1000;
+      saved.blocks[b] = { tally, seconds, failure, commit: COMMIT, finished: new Date().toISOString() };
+      save(name, saved);
+      process.stderr.write(
+        `fuzz ${name}: block ${b + 1}/${blocks}, ${tally.cases} cases in ${seconds.toFixed(0)} s${failure ? `, FAILED: ${failure}` : ""}\n`,
+      );
     }
-    const cases = Math.min(BLOCK, CASES - b * BLOCK);
-    const tally = newTally();
-    const started = performance.now();
-    const failure = await runBlock(property(tally), cases, SEED + b);
-    const seconds = (performance.now() - started) / 1000;
-    saved.blocks[b] = { tally, seconds, failure, commit: COMMIT, finished: new Date().toISOString() };
-    save(name, saved);
-    process.stderr.write(
-      `fuzz ${name}: block ${b + 1}/${blocks}, ${tally.cases} cases in ${seconds.toFixed(0)} s${failure ? `, FAILED: ${failure}` : ""}\n`,
-    );
   }
 }
 
 const wanted = (name: string) => !ONLY || ONLY.some((part) => name.toLowerCase().includes(part));
 
 export const bench: Bench = async () => {
-  for (const t of READER_TARGETS)
-    if (wanted(t.name))
-      await runTarget(t.name, (tally) => readerProperty(t, tempDir("cc-fuzz-"), tally) as never);
-  if (wanted(API)) {
-    const p = await testPipeline();
-    try {
-      await runTarget(API, (tally) => apiProperty(createApp(p.pipeline, { log: () => {} }), tally) as never);
-    } finally {
-      await p.cleanup();
-    }
+  const targets: Target[] = READER_TARGETS.filter((t) => wanted(t.name)).map((t) => ({
+    name: t.name,
+    property: (tally) => readerProperty(t, tempDir("cc-fuzz-"), tally) as never,
+  }));
+  const p = wanted(API) ? await testPipeline() : undefined;
+  try {
+    if (p)
+      targets.push({
+        name: API,
+        property: (tally) => apiProperty(createApp(p.pipeline, { log: () => {} }), tally) as never,
+      });
+    await runTargets(targets);
+  } finally {
+    await p?.cleanup();
   }
   return report();
 };
