@@ -12,6 +12,7 @@ import { parse } from "csv-parse";
 import { stringify } from "csv-stringify";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { DataError } from "./errors.ts";
+import { checkParquetLayout } from "./parquet-check.ts";
 
 export type Cell = string | number | boolean | null | undefined | unknown[] | Record<string, unknown>;
 export type Row = Record<string, Cell>;
@@ -330,6 +331,9 @@ async function* readParquet(
   const grouped = metadata.row_groups.reduce((n, g) => n + Number(g.num_rows), 0);
   if (!Number.isSafeInteger(total) || total < 0 || grouped !== total)
     throw new DataError(path, `damaged Parquet metadata (${total} rows, but its row groups hold ${grouped})`);
+  // hyparquet trusts the offsets, sizes and counts of the chunks and pages it reads, and spins forever on some
+  // damaged ones: they are checked first.
+  await checkParquetLayout(path, file, metadata, wanted);
   for (let rowStart = 0; rowStart < total; rowStart += sliceRows) {
     const rowEnd = Math.min(total, rowStart + sliceRows);
     let rows: Record<string, unknown>[];
