@@ -27,6 +27,12 @@ const file = (name: string, text: string | Buffer) => {
 };
 const NASTY_IDS = ["a,b", 'say "hi"', "multi\nline", "Ünïcødé ✓", " spaced id "];
 
+async function readCorpusAll(path: string): Promise<number> {
+  let n = 0;
+  for await (const _ of readCorpus(path)) n++;
+  return n;
+}
+
 async function rejects(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (e: unknown) => {
     assert.ok(e instanceof DataError, `expected DataError, got ${e}`);
@@ -124,7 +130,30 @@ test("bad input names file, line and field", async () => {
   await rejects(readTask2Predictions(file("p7.csv", "claim_id,narrative\n")), /the file has no rows/);
   await rejects(
     readTask2Predictions(file("p8.csv", Buffer.from("claim_id,narrative\nc1,1_6\n\xff\xfe,2_1\n", "latin1"))),
-    /p8\.csv, line 3: not valid UTF-8/,
+    /p8\.csv, line 3, field "claim_id": not valid UTF-8/,
+  );
+  // JSON Lines: the key at a syntax error or a bad byte, even when the line does not parse.
+  await rejects(
+    readTask2Predictions(
+      file("j1.jsonl", '{"claim_id": "c1", "narrative": "1_6"}\n{"claim_id": "c2", "narrative": 1_}\n'),
+    ),
+    /j1\.jsonl, line 2, field "narrative": not valid JSON/,
+  );
+  await rejects(
+    readTask2Predictions(
+      file(
+        "j2.jsonl",
+        Buffer.from(
+          '{"claim_id": "c1", "narrative": "1_6"}\n{"claim_id": "c\xff", "narrative": "1_6"}}\n',
+          "latin1",
+        ),
+      ),
+    ),
+    /j2\.jsonl, line 2, field "claim_id": not valid UTF-8/,
+  );
+  await rejects(
+    readCorpusAll(file("c1.csv", "title,abstract\nt,a\n")),
+    /c1\.csv, line 2, field "abstract_id": cannot tell the corpus format/,
   );
   await rejects(readTask1Predictions(join(dir, "missing.csv")), /missing\.csv: file not found/);
   await rejects(readTask1Predictions(file("p9.txt", "x")), /unsupported file type/);
