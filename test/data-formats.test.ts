@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -269,4 +269,25 @@ test("Parquet is read in slices across row groups, in order, with row numbers", 
     ids.map((_, i) => i + 1),
   );
   assert.ok(rows.every((r) => !("abstract" in r.row)));
+});
+
+test("a reader that stops at an error part way through closes its file (the long fuzz run ran out of descriptors)", {
+  skip: !existsSync("/proc/self/fd") && "needs /proc/self/fd",
+}, async () => {
+  const rows = Array.from({ length: 3000 }, (_, i) =>
+    JSON.stringify({ abstract_id: `a${i}`, abstract: "x".repeat(100) }),
+  );
+  const paths = [
+    file("leak1.jsonl", `${rows.join("\n")}\nnot json\n`),
+    file("leak2.csv", `claim_id,claim\nc1,"b"ad\n${"c1,x\n".repeat(20_000)}`),
+    file("leak3.csv.gz", gzipSync(`abstract_id,abstract\n1,"b"ad\n${"1,x\n".repeat(20_000)}`)),
+  ];
+  const open = () => readdirSync("/proc/self/fd").length;
+  const before = open();
+  for (let i = 0; i < 10; i++)
+    for (const path of paths)
+      await assert.rejects(path.endsWith(".csv") ? readClaims(path) : readCorpusAll(path), DataError);
+  // Let the destroyed streams close.
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(open() - before < 5, `${open() - before} descriptors left open by 30 failed reads`);
 });

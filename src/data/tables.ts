@@ -123,10 +123,13 @@ function textStream(path: string, gzip: boolean, lenient = false): Readable {
     raw.on("error", (e) => decoded.destroy(e));
     gunzip.on("error", () => decoded.destroy(new DataError(path, "not a valid gzip file")));
     raw.pipe(gunzip).pipe(decoded);
+    decoded.on("close", () => gunzip.destroy());
   } else {
     raw.on("error", (e) => decoded.destroy(e));
     raw.pipe(decoded);
   }
+  // A reader that stops early (an error, a caller done) destroys `decoded`; pipe() would leave the file open.
+  decoded.on("close", () => raw.destroy());
   return decoded;
 }
 
@@ -283,6 +286,9 @@ async function* readCsvParse(
   } catch (e) {
     if (e instanceof DataError) throw e;
     throw csvParseError(path, e);
+  } finally {
+    // A parser error leaves its source (and the file under it) open.
+    source.destroy();
   }
 }
 
