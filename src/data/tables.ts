@@ -90,18 +90,28 @@ function strictUtf8(file: string, lenient = false): Transform {
   });
 }
 
-/** Newlines before the first invalid byte of a chunk (for the error's line number). */
+/**
+ * Newlines before the first invalid byte of a chunk (for the error's line number). Binary search on prefixes (a
+ * prefix fails to decode iff it holds the bad byte): decoding every prefix took seconds on a 64 KB chunk.
+ */
 function countUntilBad(chunk: Buffer): number {
-  let lines = 0;
-  const probe = new TextDecoder("utf-8", { fatal: true });
-  for (let i = 0; i < chunk.length; i++) {
+  const bad = (n: number) => {
     try {
-      probe.decode(chunk.subarray(0, i + 1), { stream: true });
+      new TextDecoder("utf-8", { fatal: true }).decode(chunk.subarray(0, n), { stream: true });
+      return false;
     } catch {
-      return lines;
+      return true;
     }
-    if (chunk[i] === 10) lines++;
+  };
+  let lo = 0;
+  let hi = chunk.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bad(mid + 1)) hi = mid;
+    else lo = mid + 1;
   }
+  let lines = 0;
+  for (let i = 0; i < lo; i++) if (chunk[i] === 10) lines++;
   return lines;
 }
 
