@@ -219,7 +219,7 @@ function report() {
       "",
       "Refusals naming no field are file- or line-level: an empty file, a file that is not gzip or whose Parquet footer is unreadable, a JSON line that is not an object (or breaks outside any key); Parquet refusals name no line (they are about the file's layout, not a row), and name the column when a chunk or page is damaged.",
       "",
-      "Found by this run and fixed: every reader that stopped at an error part way left its file open (one descriptor per failed read; the first run died of EMFILE after 20,000 corpus JSONL cases). Found while hunting the Parquet hang: a Parquet column chunk of a column missing from the schema made hyparquet's other chunk reads unhandled rejections, which end the process. Both have regression tests (test/data-formats.test.ts, test/parquet-damaged.test.ts).",
+      "Found by this run and fixed: every reader that stopped at an error part way left its file open (one descriptor per failed read; the first run died of EMFILE after 20,000 corpus JSONL cases). Found while hunting the Parquet hang: a Parquet column chunk of a column missing from the schema made hyparquet's other chunk reads unhandled rejections, which end the process. Both have regression tests (test/data-formats.test.ts, test/parquet-damaged.test.ts). The hang check caught a 60 KB JSON Lines file taking over 10 s (claims JSONL, seed 2028, and corpus JSONL): the line of a bad UTF-8 byte was found by decoding every prefix of the chunk (quadratic), now a binary search (4.6 s to 0.1 s on that file); the blocks those processes were in were not saved, and the JSONL targets were rerun from there with the fix.",
     ].join("\n"),
   };
 }
