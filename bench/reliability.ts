@@ -189,6 +189,16 @@ export const bench: Bench = async () => {
               "same file",
             ],
             [
+              "damaged Parquet files hyparquet 1.33.0 spins on (a page header without its level lengths) or dies on (a chunk of a column the schema lacks)",
+              "a one-line DataError naming the file, row group and column; no hang, no crash",
+              "`node --import tsx --test test/parquet-damaged.test.ts`",
+            ],
+            [
+              "30 reads stopped part way by bad input (JSONL, CSV through the fallback parser, gzipped CSV)",
+              "no file descriptor left open",
+              "`node --import tsx --test test/data-formats.test.ts`",
+            ],
+            [
               "slow headers, unfinished body, idle keep-alive, connections past the cap",
               "each closed by the server; real requests answered meanwhile",
               "`node --import tsx --test test/server-slow.test.ts`",

@@ -37,9 +37,18 @@ test("fast CSV reader gives csv-parse's rows and line numbers, and falls back to
     assert.deepEqual(got, reference(text), name);
   }
   for (const [name, text, message] of [
-    ["fieldCount", "a,b\n1,2\n1,2,3\n", /line 3: malformed CSV \(wrong number of fields/],
-    ["strayQuote", 'a,b\n1,x"y\n', /malformed CSV \(Invalid Opening Quote/],
-    ["unclosed", 'a,b\n1,"abc\n', /malformed CSV \(Quote Not Closed/],
+    [
+      "fieldCount",
+      "a,b\n1,2\n1,2,3\n",
+      /line 3, field "#3": malformed CSV \(wrong number of fields: 3 for 2 columns, this one is past the last/,
+    ],
+    [
+      "fieldShort",
+      "a,b,c\n1,2,3\n1,2\n",
+      /line 3, field "c": malformed CSV \(wrong number of fields: 2 for 3 columns, the record ends before/,
+    ],
+    ["strayQuote", 'a,b\n1,x"y\n', /line 2, field "b": malformed CSV \(Invalid Opening Quote/],
+    ["unclosed", 'a,b\n1,"abc\n', /field "b": malformed CSV \(Quote Not Closed/],
   ] as const) {
     const path = join(dir, `${name}.csv`);
     writeFileSync(path, text);

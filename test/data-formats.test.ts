@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -26,6 +26,12 @@ const file = (name: string, text: string | Buffer) => {
   return p;
 };
 const NASTY_IDS = ["a,b", 'say "hi"', "multi\nline", "Ünïcødé ✓", " spaced id "];
+
+async function readCorpusAll(path: string): Promise<number> {
+  let n = 0;
+  for await (const _ of readCorpus(path)) n++;
+  return n;
+}
 
 async function rejects(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (e: unknown) => {
@@ -124,7 +130,30 @@ test("bad input names file, line and field", async () => {
   await rejects(readTask2Predictions(file("p7.csv", "claim_id,narrative\n")), /the file has no rows/);
   await rejects(
     readTask2Predictions(file("p8.csv", Buffer.from("claim_id,narrative\nc1,1_6\n\xff\xfe,2_1\n", "latin1"))),
-    /p8\.csv, line 3: not valid UTF-8/,
+    /p8\.csv, line 3, field "claim_id": not valid UTF-8/,
+  );
+  // JSON Lines: the key at a syntax error or a bad byte, even when the line does not parse.
+  await rejects(
+    readTask2Predictions(
+      file("j1.jsonl", '{"claim_id": "c1", "narrative": "1_6"}\n{"claim_id": "c2", "narrative": 1_}\n'),
+    ),
+    /j1\.jsonl, line 2, field "narrative": not valid JSON/,
+  );
+  await rejects(
+    readTask2Predictions(
+      file(
+        "j2.jsonl",
+        Buffer.from(
+          '{"claim_id": "c1", "narrative": "1_6"}\n{"claim_id": "c\xff", "narrative": "1_6"}}\n',
+          "latin1",
+        ),
+      ),
+    ),
+    /j2\.jsonl, line 2, field "claim_id": not valid UTF-8/,
+  );
+  await rejects(
+    readCorpusAll(file("c1.csv", "title,abstract\nt,a\n")),
+    /c1\.csv, line 2, field "abstract_id": cannot tell the corpus format/,
   );
   await rejects(readTask1Predictions(join(dir, "missing.csv")), /missing\.csv: file not found/);
   await rejects(readTask1Predictions(file("p9.txt", "x")), /unsupported file type/);
@@ -240,4 +269,25 @@ test("Parquet is read in slices across row groups, in order, with row numbers", 
     ids.map((_, i) => i + 1),
   );
   assert.ok(rows.every((r) => !("abstract" in r.row)));
+});
+
+test("a reader that stops at an error part way through closes its file (the long fuzz run ran out of descriptors)", {
+  skip: !existsSync("/proc/self/fd") && "needs /proc/self/fd",
+}, async () => {
+  const rows = Array.from({ length: 3000 }, (_, i) =>
+    JSON.stringify({ abstract_id: `a${i}`, abstract: "x".repeat(100) }),
+  );
+  const paths = [
+    file("leak1.jsonl", `${rows.join("\n")}\nnot json\n`),
+    file("leak2.csv", `claim_id,claim\nc1,"b"ad\n${"c1,x\n".repeat(20_000)}`),
+    file("leak3.csv.gz", gzipSync(`abstract_id,abstract\n1,"b"ad\n${"1,x\n".repeat(20_000)}`)),
+  ];
+  const open = () => readdirSync("/proc/self/fd").length;
+  const before = open();
+  for (let i = 0; i < 10; i++)
+    for (const path of paths)
+      await assert.rejects(path.endsWith(".csv") ? readClaims(path) : readCorpusAll(path), DataError);
+  // Let the destroyed streams close.
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(open() - before < 5, `${open() - before} descriptors left open by 30 failed reads`);
 });

@@ -74,10 +74,9 @@ function detectFormat(file: string, first: NumberedRow): Exclude<CorpusFormat, "
   if (cols.includes("claim_id") && cols.includes("evidences")) return "climate-fever";
   throw new DataError(
     file,
-    `cannot tell the corpus format from its columns (${cols.join(", ")}); use --format`,
-    {
-      line: first.line,
-    },
+    `cannot tell the corpus format from its columns (${cols.join(", ")}): no abstract_id (ClimateCheck), doc_id (SciFact) or evidences (Climate-FEVER); use --format`,
+    // The id column of the project's own layout is the one missing.
+    { line: first.line, field: "abstract_id" },
   );
 }
 

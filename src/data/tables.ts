@@ -12,6 +12,7 @@ import { parse } from "csv-parse";
 import { stringify } from "csv-stringify";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { DataError } from "./errors.ts";
+import { checkParquetLayout } from "./parquet-check.ts";
 
 export type Cell = string | number | boolean | null | undefined | unknown[] | Record<string, unknown>;
 export type Row = Record<string, Cell>;
@@ -39,9 +40,23 @@ export function tableFormat(path: string): { format: TableFormat; gzip: boolean 
   );
 }
 
-/** Decodes UTF-8 strictly, so a file in another encoding fails with its line number instead of turning into mojibake. */
-function strictUtf8(file: string): Transform {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
+/** The DataError of a byte that is not UTF-8, marked so the reader can look up the field it lies in. */
+class NotUtf8 extends DataError {
+  constructor(
+    file: string,
+    readonly reason: string,
+    where: { line?: number },
+  ) {
+    super(file, reason, where);
+  }
+}
+
+/**
+ * Decodes UTF-8 strictly, so a file in another encoding fails with its line number instead of turning into mojibake.
+ * `lenient` (only to find the field of such an error) turns bad bytes into U+FFFD instead.
+ */
+function strictUtf8(file: string, lenient = false): Transform {
+  const decoder = new TextDecoder("utf-8", { fatal: !lenient });
   let line = 1;
   let first = true;
   return new Transform({
@@ -52,7 +67,7 @@ function strictUtf8(file: string): Transform {
         text = decoder.decode(chunk, { stream: true });
       } catch {
         done(
-          new DataError(file, "not valid UTF-8 (convert the file to UTF-8)", {
+          new NotUtf8(file, "not valid UTF-8 (convert the file to UTF-8)", {
             line: line + countUntilBad(chunk),
           }),
         );
@@ -69,24 +84,34 @@ function strictUtf8(file: string): Transform {
       try {
         done(null, decoder.decode());
       } catch {
-        done(new DataError(file, "not valid UTF-8 (truncated character at end of file)", { line }));
+        done(new NotUtf8(file, "not valid UTF-8 (truncated character at end of file)", { line }));
       }
     },
   });
 }
 
-/** Newlines before the first invalid byte of a chunk (for the error's line number). */
+/**
+ * Newlines before the first invalid byte of a chunk (for the error's line number). Binary search on prefixes (a
+ * prefix fails to decode iff it holds the bad byte): decoding every prefix took seconds on a 64 KB chunk.
+ */
 function countUntilBad(chunk: Buffer): number {
-  let lines = 0;
-  const probe = new TextDecoder("utf-8", { fatal: true });
-  for (let i = 0; i < chunk.length; i++) {
+  const bad = (n: number) => {
     try {
-      probe.decode(chunk.subarray(0, i + 1), { stream: true });
+      new TextDecoder("utf-8", { fatal: true }).decode(chunk.subarray(0, n), { stream: true });
+      return false;
     } catch {
-      return lines;
+      return true;
     }
-    if (chunk[i] === 10) lines++;
+  };
+  let lo = 0;
+  let hi = chunk.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bad(mid + 1)) hi = mid;
+    else lo = mid + 1;
   }
+  let lines = 0;
+  for (let i = 0; i < lo; i++) if (chunk[i] === 10) lines++;
   return lines;
 }
 
@@ -100,18 +125,21 @@ async function assertReadable(path: string): Promise<void> {
   }
 }
 
-function textStream(path: string, gzip: boolean): Readable {
+function textStream(path: string, gzip: boolean, lenient = false): Readable {
   const raw = createReadStream(path);
-  const decoded = strictUtf8(path);
+  const decoded = strictUtf8(path, lenient);
   if (gzip) {
     const gunzip = createGunzip();
     raw.on("error", (e) => decoded.destroy(e));
     gunzip.on("error", () => decoded.destroy(new DataError(path, "not a valid gzip file")));
     raw.pipe(gunzip).pipe(decoded);
+    decoded.on("close", () => gunzip.destroy());
   } else {
     raw.on("error", (e) => decoded.destroy(e));
     raw.pipe(decoded);
   }
+  // A reader that stops early (an error, a caller done) destroys `decoded`; pipe() would leave the file open.
+  decoded.on("close", () => raw.destroy());
   return decoded;
 }
 
@@ -241,7 +269,12 @@ async function* readCsv(path: string, gzip: boolean): AsyncGenerator<NumberedRow
   for await (const r of readCsvParse(path, gzip)) if (seen++ >= given) yield r;
 }
 
-async function* readCsvParse(path: string, gzip: boolean, delimiter = ","): AsyncGenerator<NumberedRow> {
+async function* readCsvParse(
+  path: string,
+  gzip: boolean,
+  delimiter = ",",
+  lenient = false,
+): AsyncGenerator<NumberedRow> {
   const parser = parse({
     delimiter,
     columns: true,
@@ -250,7 +283,7 @@ async function* readCsvParse(path: string, gzip: boolean, delimiter = ","): Asyn
     skip_empty_lines: true,
     bom: true,
   });
-  const source = textStream(path, gzip);
+  const source = textStream(path, gzip, lenient);
   source.on("error", (e) => parser.destroy(e));
   source.pipe(parser);
   try {
@@ -262,16 +295,45 @@ async function* readCsvParse(path: string, gzip: boolean, delimiter = ","): Asyn
     }
   } catch (e) {
     if (e instanceof DataError) throw e;
-    const err = e as { message?: string; lines?: number; code?: string };
-    const msg = String(err.message ?? e).replace(/^Invalid Record Length: /, "wrong number of fields: ");
-    throw new DataError(path, `malformed CSV (${msg})`, { line: err.lines });
+    throw csvParseError(path, e);
+  } finally {
+    // A parser error leaves its source (and the file under it) open.
+    source.destroy();
   }
 }
 
-async function* readJsonl(path: string, gzip: boolean): AsyncGenerator<NumberedRow> {
+/** csv-parse's error as a DataError naming the line and the field (column) it is in. */
+function csvParseError(path: string, e: unknown): DataError {
+  const err = e as {
+    message?: string;
+    lines?: number;
+    code?: string;
+    column?: string | number | null;
+    columns?: { name: string }[] | boolean;
+    record?: unknown[];
+  };
+  let msg = String(err.message ?? e);
+  let field: string | undefined;
+  const names = Array.isArray(err.columns) ? err.columns.map((c) => c.name) : undefined;
+  if (err.code === "CSV_RECORD_INCONSISTENT_COLUMNS" && names && Array.isArray(err.record)) {
+    // The first field the record lacks, or the first one past the header.
+    const got = err.record.length;
+    field = got < names.length ? names[got] : `#${names.length + 1}`;
+    msg =
+      got < names.length
+        ? `wrong number of fields: ${got} for ${names.length} columns, the record ends before this one`
+        : `wrong number of fields: ${got} for ${names.length} columns, this one is past the last column`;
+  } else if (typeof err.column === "string") field = err.column;
+  // Within the header (or past its last column): the field's 1-based position.
+  else if (typeof err.column === "number") field = `#${err.column + 1}`;
+  else if (names && Array.isArray(err.record)) field = `#${err.record.length + 1}`;
+  return new DataError(path, `malformed CSV (${msg})`, { line: err.lines, field });
+}
+
+async function* readJsonl(path: string, gzip: boolean, lenient = false): AsyncGenerator<NumberedRow> {
   let line = 0;
   let buffer = "";
-  const source = textStream(path, gzip);
+  const source = textStream(path, gzip, lenient);
   const parseLine = (text: string): NumberedRow | undefined => {
     line++;
     const trimmed = text.trim();
@@ -280,7 +342,7 @@ async function* readJsonl(path: string, gzip: boolean): AsyncGenerator<NumberedR
     try {
       value = JSON.parse(trimmed);
     } catch {
-      throw new DataError(path, "not valid JSON", { line });
+      throw new DataError(path, "not valid JSON", { line, field: jsonKeyAt(trimmed, jsonErrorAt(trimmed)) });
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw new DataError(path, "each line must be a JSON object", { line });
@@ -303,6 +365,110 @@ async function* readJsonl(path: string, gzip: boolean): AsyncGenerator<NumberedR
     const r = parseLine(buffer);
     if (r) yield r;
   }
+}
+
+/**
+ * Where JSON text goes wrong: the first character whose prefix no longer parses as the start of a JSON value (V8
+ * names a position only for some errors). Binary search on prefixes; only called for a line that failed to parse.
+ */
+export function jsonErrorAt(text: string): number {
+  const broken = (n: number) => {
+    try {
+      JSON.parse(text.slice(0, n));
+      return false;
+    } catch (e) {
+      // Failing at the end of the prefix (or in a string it cuts) is only being incomplete.
+      const m = (e as Error).message;
+      const at = /at position (\d+)/.exec(m);
+      return !/end of JSON input|Unterminated string/.test(m) && !(at && Number(at[1]) >= n);
+    }
+  };
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (broken(mid + 1)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The top-level key of a JSON object's text at `position` (where a syntax error or a bad byte is): the key being
+ * written there, or the one whose value holds it. Undefined outside the object's members or when the text is not
+ * an object. Tolerates broken text (that is what it is for).
+ */
+export function jsonKeyAt(text: string, position: number): string | undefined {
+  if (text.trimStart()[0] !== "{") return undefined;
+  let depth = 0;
+  let key: string | undefined;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        const quoted = text.slice(i, Math.min(j + 1, text.length));
+        try {
+          key = JSON.parse(quoted) as string;
+        } catch {
+          key = quoted.slice(1).replace(/"$/, "");
+        }
+        expectKey = false;
+      }
+      if (j >= position) return depth >= 1 ? key : undefined;
+      i = j;
+      continue;
+    }
+    if (i >= position) break;
+    if (c === "," && depth === 1) {
+      key = undefined;
+      expectKey = true;
+    } else if (c === "{" || c === "[") {
+      depth++;
+      if (depth === 1) expectKey = true;
+    } else if (c === "}" || c === "]") depth--;
+  }
+  return depth >= 1 ? key : undefined;
+}
+
+/**
+ * The field holding the first byte that is not UTF-8 at or after `line`: the file read again, bad bytes as U+FFFD,
+ * by the same parser; the first such row's cell (or header name) that holds one. Undefined when that read fails
+ * before it.
+ */
+async function fieldOfBadByte(path: string, format: TableFormat, gzip: boolean, line: number) {
+  if (format === "jsonl") {
+    // The key whose value holds the first bad byte of the line (the line need not parse). Lines split on LF only,
+    // as readJsonl does.
+    let n = 1;
+    let text = "";
+    for await (const chunk of textStream(path, gzip, true)) {
+      const parts = (typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8")).split("\n");
+      for (let i = 0; i < parts.length && n <= line; i++) {
+        if (n === line) text += parts[i];
+        if (i < parts.length - 1) n++;
+      }
+      if (n > line) break;
+    }
+    const at = text.indexOf("\uFFFD");
+    return at < 0 ? undefined : jsonKeyAt(text, at);
+  }
+  try {
+    for await (const r of readCsvParse(path, gzip, format === "tsv" ? "\t" : ",", true)) {
+      const keys = Object.keys(r.row);
+      const named = keys.find((k) => k.includes("\uFFFD"));
+      if (named !== undefined) return named;
+      if (r.line < line) continue;
+      const field = keys.find((k) => String(r.row[k] ?? "").includes("\uFFFD"));
+      if (field !== undefined) return field;
+    }
+  } catch (e) {
+    // The bad byte broke the record's syntax too: that error's field; any other, the field stays unknown.
+    if (e instanceof DataError && e.line === line) return e.field;
+  }
+  return undefined;
 }
 
 const PARQUET_SLICE_ROWS = 4096;
@@ -330,6 +496,9 @@ async function* readParquet(
   const grouped = metadata.row_groups.reduce((n, g) => n + Number(g.num_rows), 0);
   if (!Number.isSafeInteger(total) || total < 0 || grouped !== total)
     throw new DataError(path, `damaged Parquet metadata (${total} rows, but its row groups hold ${grouped})`);
+  // hyparquet trusts the offsets, sizes and counts of the chunks and pages it reads, and spins forever on some
+  // damaged ones: they are checked first.
+  await checkParquetLayout(path, file, metadata, wanted);
   for (let rowStart = 0; rowStart < total; rowStart += sliceRows) {
     const rowEnd = Math.min(total, rowStart + sliceRows);
     let rows: Record<string, unknown>[];
@@ -368,11 +537,20 @@ export interface ReadTableOptions {
 export async function* readTable(path: string, options: ReadTableOptions = {}): AsyncGenerator<NumberedRow> {
   const { format, gzip } = tableFormat(path);
   await assertReadable(path);
-  if (format === "csv") yield* readCsv(path, gzip);
-  // Tab-separated (GWSD): csv-parse only, with the same quoting rules.
-  else if (format === "tsv") yield* readCsvParse(path, gzip, "\t");
-  else if (format === "jsonl") yield* readJsonl(path, gzip);
-  else yield* readParquet(path, options.columns, options.parquetSliceRows);
+  if (format === "parquet") {
+    yield* readParquet(path, options.columns, options.parquetSliceRows);
+    return;
+  }
+  try {
+    if (format === "csv") yield* readCsv(path, gzip);
+    // Tab-separated (GWSD): csv-parse only, with the same quoting rules.
+    else if (format === "tsv") yield* readCsvParse(path, gzip, "\t");
+    else yield* readJsonl(path, gzip);
+  } catch (e) {
+    if (!(e instanceof NotUtf8) || e.line === undefined) throw e;
+    const field = await fieldOfBadByte(path, format, gzip, e.line);
+    throw new DataError(path, e.reason, { line: e.line, field });
+  }
 }
 
 /** Reads a whole table and checks that it is not empty. */
