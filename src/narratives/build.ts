@@ -215,7 +215,9 @@ must retrain without the
 restricted sets (\`climatecheck train narratives\` reads whatever is in the data folder).
 
 ## Decision rules
-The same scores, two rules. **check** (\`check\`, the HTTP API, the page; the default of \`NarrativeClassifier.classify\`):
+The same scores, two rules. **check** (\`check\`, the HTTP API, the page, which name narratives with fast.json: on the dev splits the full
+model's sentence vector reads topic more than stance and it named far more mainstream texts; the default of
+\`NarrativeClassifier.classify\`):
 a narrative is named exactly when P(narrative) >= 0.5, for precision on mainstream text. **classify** (\`classify\`
 and task 2 of \`predict\`, the shared task's output): a narrative is named from the model's classify threshold,
 chosen out of fold on the CARDS training rows as the one of 0.50, 0.45, ..., 0.05 that maximises mean F1 over the

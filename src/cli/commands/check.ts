@@ -68,7 +68,7 @@ export function register(program: Command): void {
     .option("--k <n>", "abstracts to retrieve and verify", String(DEFAULT_K))
     .option("--json", "print the result as one JSON object (see docs/api.md, CheckResult)")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
-    .option("--fast", "no sentence encoder for narratives, no re-ranker")
+    .option("--fast", "no re-ranker (narratives always use the fast model here)")
     .action(async (claim: string, opts: CheckOptions, cmd: Command) => {
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k < 1 || k > MAX_K)

@@ -58,7 +58,7 @@ export function register(program: Command): void {
     .option("--port <n>", "port", "8080")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--index <dir>", "index directory (default: the default index, built on first use)")
-    .option("--fast", "no sentence encoder for narratives, no re-ranker")
+    .option("--fast", "no re-ranker (narratives always use the fast model here)")
     .option("--max-in-flight <n>", "requests doing pipeline work at once; more get 503", "4")
     .option("--timeout <ms>", "request timeout in milliseconds (504)", "30000")
     .option("--workers <n>", "server processes sharing the port, one core each", DEFAULT_WORKERS)
