@@ -14,7 +14,7 @@ import {
   NarrativeClassifier,
   readNarrativeModel,
 } from "../src/narratives/classifier.ts";
-import { CUE_DIM, stanceCues } from "../src/narratives/cues.ts";
+import { CUE_DIM, cueBucket, stanceCues } from "../src/narratives/cues.ts";
 import { loadNarrativeData } from "../src/narratives/data.ts";
 import { NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
 import { DESCRIBED_CODES, NarrativeFeatures } from "../src/narratives/features.ts";
@@ -23,16 +23,6 @@ import { tokenize } from "../src/text/tokenize.ts";
 
 const which = process.argv[2] === "full" ? "full" : "fast";
 const perKind = Number(process.argv[3] ?? 4);
-
-/** FNV-1a as in cues.ts, to name a cue bucket by the cue strings of the text that fall in it. */
-function bucket(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % CUE_DIM;
-}
 
 async function main(): Promise<void> {
   const json = await readNarrativeModel(
@@ -59,7 +49,7 @@ async function main(): Promise<void> {
     blocks.push({
       name: "cue",
       width: CUE_DIM,
-      label: (k, tokens) => [...new Set(stanceCues(tokens).filter((s) => bucket(s) === k))].join("|"),
+      label: (k, tokens) => [...new Set(stanceCues(tokens).filter((s) => cueBucket(s) === k))].join("|"),
     });
   if (fam.includes("contrast")) {
     blocks.push({ name: "contrast-word", width: codes, label: (k) => DESCRIBED_CODES[k] });

@@ -47,7 +47,7 @@ export function stanceCues(tokens: readonly string[]): string[] {
 }
 
 /** FNV-1a, 32-bit: a stable bucket for a cue on every platform. */
-function bucket(s: string): number {
+export function cueBucket(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
@@ -60,7 +60,7 @@ function bucket(s: string): number {
 export function cueVector(tokens: readonly string[]): { indices: number[]; values: number[] } {
   const counts = new Map<number, number>();
   for (const c of stanceCues(tokens)) {
-    const b = bucket(c);
+    const b = cueBucket(c);
     counts.set(b, (counts.get(b) ?? 0) + 1);
   }
   const indices = [...counts.keys()].sort((a, b) => a - b);
