@@ -8,6 +8,7 @@
  * and written to UNJUDGED (to be judged, without the system's labels, before the figures are read); they are left
  * out of the figures meanwhile. Agreement of the double-judged share is Cohen's kappa.
  */
+
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -21,6 +22,7 @@ import {
   readWrittenClaims,
 } from "../src/data/judged.ts";
 import { itemInterval } from "../src/evaluation/bootstrap.ts";
+import { verificationF1 } from "../src/evaluation/metrics.ts";
 import { Bm25Index, STOCK_PARAMS } from "../src/index/bm25.ts";
 import { openIndex } from "../src/index/open.ts";
 import { ensureDefaultIndex } from "../src/pipeline/default-index.ts";
@@ -34,7 +36,7 @@ import { trainBaseline } from "../src/verification/baseline.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import { type OwnPair, ownExamples } from "../src/verification/examples.ts";
 import { loadRelevanceGate } from "../src/verification/relevance.ts";
-import { verificationF1 } from "../src/verification/train.ts";
+
 import { type Bench, percentile, table } from "./report.ts";
 
 /** The commit whose models are "before" (main before issue 22's model work). */

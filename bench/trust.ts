@@ -4,9 +4,12 @@
  * (builtin:v3, its recorded dev labels), itself without the direction check, and the TF-IDF + LR baseline, with
  * paired-bootstrap intervals; the contrast set, the relevance gate, the out-of-scope detector, and speed.
  */
+
 import { readFileSync } from "node:fs";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { bootstrapInterval, groupResamples } from "../src/evaluation/bootstrap.ts";
+import { verificationF1 } from "../src/evaluation/metrics.ts";
+import { foldOf } from "../src/learning/split.ts";
 import { openPipeline } from "../src/pipeline/pipeline.ts";
 import type { CheckResult } from "../src/pipeline/result.ts";
 import { loadScopeData } from "../src/scope/build.ts";
@@ -23,11 +26,9 @@ import { VerificationModel } from "../src/verification/model.ts";
 import { loadRelevanceGate, RELEVANCE_GATE } from "../src/verification/relevance.ts";
 import {
   evaluateModel,
-  foldOf,
   loadVerificationData,
   neiAsSupportsShare,
   trainVerificationModel,
-  verificationF1,
 } from "../src/verification/train.ts";
 import { agreesWithProbs, type Verdict } from "../src/verification/verifier.ts";
 import { type Bench, loadAverage, percentile, table } from "./report.ts";

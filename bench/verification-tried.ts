@@ -4,15 +4,18 @@
  * measured the same way: 5-fold out-of-fold weighted F1 on the train split (what a choice may be based on) and
  * the dev split. None is shipped: none moved either figure by more than about 0.01.
  */
+
 import { trainingFiles } from "../src/data/paths.ts";
 import { readClimateFever } from "../src/data/training-sets.ts";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { cosine } from "../src/encoders/vector.ts";
 import { bootstrapInterval, groupResamples } from "../src/evaluation/bootstrap.ts";
+import { verificationF1 } from "../src/evaluation/metrics.ts";
 import { fitTemperature, softmaxWithTemperature } from "../src/learning/calibration.ts";
 import { weightedArgmax } from "../src/learning/decision-weights.ts";
 import { trainLogistic } from "../src/learning/logistic.ts";
 import { concatSparse, type SparseVector } from "../src/learning/sparse.ts";
+import { claimFolds, foldOf } from "../src/learning/split.ts";
 import { fitStandardiser, standardise } from "../src/learning/standardise.ts";
 import { TfidfVectorizer } from "../src/learning/tfidf.ts";
 import { NarrativeClassifier } from "../src/narratives/classifier.ts";
@@ -28,14 +31,7 @@ import {
   pairTfidfDim,
   pairTfidfFeatures,
 } from "../src/verification/tfidf-pair.ts";
-import {
-  claimFolds,
-  foldOf,
-  loadVerificationData,
-  neiAsSupportsShare,
-  tuneDecision,
-  verificationF1,
-} from "../src/verification/train.ts";
+import { loadVerificationData, neiAsSupportsShare, tuneDecision } from "../src/verification/train.ts";
 import { type Bench, table } from "./report.ts";
 
 /** The same folds as training (train.ts). */

@@ -550,3 +550,18 @@ export function cohenKappa(a: readonly string[], b: readonly string[]): number {
   for (const [label, k] of ca) expected += (k / n) * ((cb.get(label) ?? 0) / n);
   return expected === 1 ? 1 : (observed - expected) / (1 - expected);
 }
+
+/** Weighted F1 (official definition) and Refutes F1 of label decisions against gold labels. */
+export function verificationF1(
+  pred: readonly Label[],
+  gold: readonly Label[],
+): { weighted: number; supports: number; refutes: number } {
+  const preds = pred.map((label, i) => ({ claimId: String(i), abstractId: "a", rank: 1, label }));
+  const golds = gold.map((label, i) => ({ claimId: String(i), abstractId: "a", label }));
+  const s = scoreVerification(preds, golds);
+  return {
+    weighted: s.f1_weighted,
+    supports: s.per_label.Supports?.f1 ?? 0,
+    refutes: s.per_label.Refutes?.f1 ?? 0,
+  };
+}

@@ -15,3 +15,20 @@ export function hashSplit(id: string, devFraction: number, salt = "climatecheck"
     throw new RangeError(`devFraction must be in [0, 1], got ${devFraction}`);
   return hashUnit(id, salt) < devFraction ? "dev" : "train";
 }
+
+/** The fold of a claim's pairs in every out-of-fold step of training (and of the benchmarks that mirror it). */
+export function foldOf(claimId: string, folds: number): number {
+  return Math.min(folds - 1, Math.floor(hashUnit(claimId, "verification-fold") * folds));
+}
+
+/** Per fold, the rows to fit on and the rows held out, given each row's claim id (rows in ascending order). */
+export function claimFolds(claimIds: readonly string[], folds: number): { fit: number[]; held: number[] }[] {
+  const splits = Array.from({ length: folds }, () => ({ fit: [] as number[], held: [] as number[] }));
+  claimIds.forEach((id, row) => {
+    const f = foldOf(id, folds);
+    splits.forEach((split, k) => {
+      (k === f ? split.held : split.fit).push(row);
+    });
+  });
+  return splits;
+}

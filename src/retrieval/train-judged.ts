@@ -9,6 +9,7 @@
  * Reported on the judged dev claims beside plain BM25 and the stand-in ranking. Deterministic; runs after
  * `train retrieval` (it starts from that model's weights, kept in the file, so rerunning it never compounds).
  */
+
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -23,9 +24,10 @@ import { writeFileAtomic } from "../data/tables.ts";
 import { bootstrapInterval, groupResamples } from "../evaluation/bootstrap.ts";
 import { Bm25Index, STOCK_PARAMS } from "../index/bm25.ts";
 import { LogisticModel, trainLogistic } from "../learning/logistic.ts";
+import { claimFolds } from "../learning/split.ts";
 import { standardise } from "../learning/standardise.ts";
 import { ensureDefaultIndex } from "../pipeline/default-index.ts";
-import { claimFolds } from "../verification/train.ts";
+
 import { openRetriever } from "./load.ts";
 import { Reranker, type RerankerJson } from "./reranker.ts";
 import type { Retriever } from "./retriever.ts";

@@ -15,11 +15,11 @@ import {
   readSciFactCorpus,
 } from "../data/training-sets.ts";
 import { trainLogistic } from "../learning/logistic.ts";
-import { hashSplit } from "../learning/split.ts";
+import { claimFolds, hashSplit } from "../learning/split.ts";
 import { TfidfVectorizer } from "../learning/tfidf.ts";
 import { contentTokens } from "../text/tokenize.ts";
 import { SPLIT_SALT } from "../verification/examples.ts";
-import { claimFolds } from "../verification/train.ts";
+
 import { EVERYDAY_ENGLISH } from "./everyday-english.ts";
 import {
   CLIMATE_THRESHOLD,

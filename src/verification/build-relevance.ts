@@ -6,6 +6,7 @@
  * the judged dev claims (never used for a choice); written as models/relevance/model.json and CARD.md.
  * Deterministic; about a minute once the USE-lite vectors are cached.
  */
+
 import { join } from "node:path";
 import { BUILTIN_CORPUS } from "../data/builtin-corpus.ts";
 import { readCorpus } from "../data/climatecheck.ts";
@@ -27,6 +28,7 @@ import { bootstrapInterval, groupResamples } from "../evaluation/bootstrap.ts";
 import { expectedCalibrationError } from "../learning/calibration.ts";
 import { trainLogistic } from "../learning/logistic.ts";
 import { mulberry32 } from "../learning/random.ts";
+import { claimFolds } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { loadScopeDetector } from "../scope/scope.ts";
 import { splitSentences } from "../text/sentences.ts";
@@ -50,7 +52,6 @@ import {
   USE_FEATURE,
 } from "./relevance.ts";
 import { SUBJECT_FEATURES, subjectFeatures, UnitWords, type WordLookup } from "./subject.ts";
-import { claimFolds } from "./train.ts";
 
 /** One labelled pair of the gate: about the claim (1) or not (0). */
 export interface RelevancePair {

@@ -3,9 +3,10 @@
  * the Supports/Refutes labels predicted, the share judged otherwise and the share judged the opposite way; each with
  * a bootstrap 95% interval over claims (a claim's pairs are resampled together).
  */
+
 import { type Interval, itemInterval } from "../evaluation/bootstrap.ts";
+import { verificationF1 } from "../evaluation/metrics.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
-import { verificationF1 } from "./train.ts";
 
 export interface JudgedFigures {
   pairs: number;

@@ -5,10 +5,10 @@
  * pairs (weight 0).
  */
 
+import { verificationF1 } from "../evaluation/metrics.ts";
 import type { Source, SourcedExample } from "./examples.ts";
 import { DEFAULT_PAIR_GROUPS } from "./features.ts";
 import type { TrainedVerification } from "./train.ts";
-import { verificationF1 } from "./train.ts";
 
 export const OWN_WEIGHT_GRID = [0, 0.05, 0.1, 0.2, 0.5, 1, 2, 4] as const;
 /** Largest out-of-fold weighted F1 drop allowed on SciFact or Climate-FEVER. */

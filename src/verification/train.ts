@@ -8,12 +8,12 @@
 
 import { trainingFiles } from "../data/paths.ts";
 import { readClimateFever, readSciFactClaims, readSciFactCorpus } from "../data/training-sets.ts";
-import { scoreVerification, type VerificationScores } from "../evaluation/metrics.ts";
+import { scoreVerification, type VerificationScores, verificationF1 } from "../evaluation/metrics.ts";
 import { expectedCalibrationError, fitTemperature, softmaxWithTemperature } from "../learning/calibration.ts";
 import { argmax, tuneDecisionWeights, weightedArgmax } from "../learning/decision-weights.ts";
 import { trainLogistic } from "../learning/logistic.ts";
 import type { SparseVector } from "../learning/sparse.ts";
-import { hashUnit } from "../learning/split.ts";
+import { claimFolds } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
 import type { ClaimNarrativeJson } from "./claim-narrative.ts";
@@ -157,37 +157,6 @@ const labelIndex = (l: Label) => LABELS.indexOf(l);
 /** A kind of abstract with fewer train pairs than this shares the pair model fitted on all pairs. */
 const MIN_KIND_PAIRS = 30;
 
-/** The fold of a claim's pairs in every out-of-fold step of training (and of the benchmarks that mirror it). */
-export function foldOf(claimId: string, folds: number): number {
-  return Math.min(folds - 1, Math.floor(hashUnit(claimId, "verification-fold") * folds));
-}
-
-/** Per fold, the rows to fit on and the rows held out, given each row's claim id (rows in ascending order). */
-export function claimFolds(claimIds: readonly string[], folds: number): { fit: number[]; held: number[] }[] {
-  const splits = Array.from({ length: folds }, () => ({ fit: [] as number[], held: [] as number[] }));
-  claimIds.forEach((id, row) => {
-    const f = foldOf(id, folds);
-    splits.forEach((split, k) => {
-      (k === f ? split.held : split.fit).push(row);
-    });
-  });
-  return splits;
-}
-
-/** Weighted F1 (official definition) and Refutes F1 of label decisions against gold labels. */
-export function verificationF1(
-  pred: readonly Label[],
-  gold: readonly Label[],
-): { weighted: number; supports: number; refutes: number } {
-  const preds = pred.map((label, i) => ({ claimId: String(i), abstractId: "a", rank: 1, label }));
-  const golds = gold.map((label, i) => ({ claimId: String(i), abstractId: "a", label }));
-  const s = scoreVerification(preds, golds);
-  return {
-    weighted: s.f1_weighted,
-    supports: s.per_label.Supports?.f1 ?? 0,
-    refutes: s.per_label.Refutes?.f1 ?? 0,
-  };
-}
 const weightedF1 = (pred: readonly Label[], gold: readonly Label[]) => verificationF1(pred, gold).weighted;
 
 /** Share of gold NEI pairs predicted Supports (the shared task's most common error). */
