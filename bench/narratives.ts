@@ -27,6 +27,7 @@ import {
   contrastSplit,
   loadNarrativeData,
   MAINSTREAM_SOURCES,
+  type NarrativeData,
   type StanceExample,
 } from "../src/narratives/data.ts";
 import { type DecisionRule, NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
@@ -210,6 +211,16 @@ export function baselinePredict(b: Baseline, embedder?: TextEmbedder): Predict {
   };
 }
 
+/** The coded rows plus every mainstream stance training text as 0_0 (the other baselines' training rows). */
+export function codedPlusMainstream(data: NarrativeData): NarrativeExample[] {
+  return [
+    ...data.train,
+    ...data.stanceTrain
+      .filter((e) => !e.narrative && e.source !== "cards" && e.source !== "contrast")
+      .map((e) => ({ id: e.id, text: e.text, codes: [NO_NARRATIVE] })),
+  ];
+}
+
 /**
  * The plain baselines trained on `rows` (one-vs-rest argmax): word + char TF-IDF, and with an embedder also
  * word + char TF-IDF + its sentence vectors. `what` names the rows in the systems' names.
@@ -257,12 +268,7 @@ export async function narrativesBench(o: { encoder: boolean }): Promise<BenchSec
   // Baselines on the same rows: the coded rows (CARDS, FLICC, written texts) alone, and with every mainstream
   // training text as 0_0 (uncoded contrarian rows have no code, so no one-vs-rest model can learn from them).
   const coded = data.train;
-  const withMainstream: NarrativeExample[] = [
-    ...coded,
-    ...data.stanceTrain
-      .filter((e) => !e.narrative && e.source !== "cards" && e.source !== "contrast")
-      .map((e) => ({ id: e.id, text: e.text, codes: [NO_NARRATIVE] })),
-  ];
+  const withMainstream = codedPlusMainstream(data);
   // Without the encoder (narratives-fast), the one-vs-rest baseline on 21k rows is left out too: it takes an hour.
   const baselineSets = [
     [coded, `coded rows only (${coded.length})`],
