@@ -24,8 +24,10 @@ import {
 } from "../src/narratives/classifier.ts";
 import {
   type ContrastText,
+  contrastSplit,
   loadNarrativeData,
   MAINSTREAM_SOURCES,
+  type NarrativeData,
   type StanceExample,
 } from "../src/narratives/data.ts";
 import { type DecisionRule, NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
@@ -52,9 +54,29 @@ const MAINSTREAM_CELLS: readonly string[] = MAINSTREAM_SOURCES;
 const REPORTED_CELLS = [...MAINSTREAM_CELLS, "gwsd-agree", "cards:none", ...CONTRARIAN_CELLS];
 
 const fmt = (x: number) => x.toFixed(3);
-const withInterval = (i: Interval) => `${fmt(i.value)} (${fmt(i.low)}-${fmt(i.high)})`;
-const share = (flags: readonly boolean[]) =>
+export const withInterval = (i: Interval) => `${fmt(i.value)} (${fmt(i.low)}-${fmt(i.high)})`;
+/** The share of true flags, with its bootstrap interval over the items. */
+export const share = (flags: readonly boolean[]) =>
   itemInterval(flags.length, (idx) => (idx.length ? idx.filter((i) => flags[i]).length / idx.length : 0));
+/** Share of `a` minus share of `b` over the same items, the same resamples for both (paired). */
+export function shareGain(a: readonly boolean[], b: readonly boolean[]): Interval {
+  if (a.length !== b.length) throw new Error(`shareGain: ${a.length} vs ${b.length} items`);
+  return itemInterval(a.length, (idx) =>
+    idx.length ? idx.reduce((s, i) => s + Number(a[i]) - Number(b[i]), 0) / idx.length : 0,
+  );
+}
+
+/**
+ * Throws unless every text is of the written dev split (its stored split and the one its subject hashes to): the
+ * test split was read once (2026-12-02) and must never be scored again.
+ */
+export function assertDevSplit(texts: readonly ContrastText[]): void {
+  const bad = texts.find((t) => t.split !== "dev" || contrastSplit(t.targetCode, t.subject) !== "dev");
+  if (bad)
+    throw new Error(
+      `written text ${bad.id} is not of the dev split: the written test split is never scored again`,
+    );
+}
 
 /** The written texts' figures: non-contrarian texts given a narrative, contrarian ones given one, right first code. */
 export interface Written {
@@ -63,6 +85,8 @@ export interface Written {
   contrarian: Interval;
   rightFirst: Interval;
   rows: { mainstream: number; contrarian: number };
+  /** Per text of each figure (none = not contrarian, by kind, contrarian, rightFirst): given one / right first. */
+  flags: Record<string, boolean[]>;
 }
 
 export function writtenFigures(preds: readonly Prediction[], texts: readonly ContrastText[]): Written {
@@ -70,15 +94,23 @@ export function writtenFigures(preds: readonly Prediction[], texts: readonly Con
   const idx = (keep: (t: ContrastText) => boolean) => texts.flatMap((t, i) => (keep(t) ? [i] : []));
   const none = idx((t) => t.kind !== "contrarian");
   const contrarian = idx((t) => t.kind === "contrarian");
+  const flags: Record<string, boolean[]> = {
+    none: none.map((i) => named[i]),
+    contrarian: contrarian.map((i) => named[i]),
+    rightFirst: contrarian.map((i) => texts[i].codes.includes(preds[i].first)),
+  };
   const byKind: Record<string, Interval> = {};
-  for (const kind of ["mainstream", "rebuttal", "mainstream-words"])
-    byKind[kind] = share(idx((t) => t.kind === kind).map((i) => named[i]));
+  for (const kind of ["mainstream", "rebuttal", "mainstream-words"]) {
+    flags[kind] = idx((t) => t.kind === kind).map((i) => named[i]);
+    byKind[kind] = share(flags[kind]);
+  }
   return {
-    mainstream: share(none.map((i) => named[i])),
+    mainstream: share(flags.none),
     byKind,
-    contrarian: share(contrarian.map((i) => named[i])),
-    rightFirst: share(contrarian.map((i) => texts[i].codes.includes(preds[i].first))),
+    contrarian: share(flags.contrarian),
+    rightFirst: share(flags.rightFirst),
     rows: { mainstream: none.length, contrarian: contrarian.length },
+    flags,
   };
 }
 
@@ -91,6 +123,10 @@ export interface Figures {
   maxMainstream: number;
   minContrarian: number;
   writtenDev: Written;
+  /** Per dev text of each reported cell: given a narrative (for paired comparisons). */
+  cellFlags: Record<string, boolean[]>;
+  /** The codes named for each CARDS dev text. */
+  cardsPreds: string[][];
 }
 
 export async function evaluate(
@@ -100,12 +136,15 @@ export async function evaluate(
   fliccTest: readonly NarrativeExample[],
   contrastDev: readonly ContrastText[],
 ): Promise<Figures> {
+  assertDevSplit(contrastDev);
   const stancePreds = await predict(stanceDev.map((e) => e.text));
   const shares: Record<string, Interval> = {};
+  const cellFlags: Record<string, boolean[]> = {};
   for (const cell of REPORTED_CELLS) {
     const rows = stanceDev.map((e, i) => [e, i] as const).filter(([e]) => stanceCell(e) === cell);
     if (rows.length === 0) continue;
-    shares[cell] = share(rows.map(([, i]) => !stancePreds[i].codes.includes(NO_NARRATIVE)));
+    cellFlags[cell] = rows.map(([, i]) => !stancePreds[i].codes.includes(NO_NARRATIVE));
+    shares[cell] = share(cellFlags[cell]);
   }
   const cardsPreds = (await predict(cardsDev.map((e) => e.text))).map((p) => p.codes);
   const cardsGold = cardsDev.map((e) => e.codes);
@@ -134,6 +173,18 @@ export async function evaluate(
     maxMainstream: Math.max(...MAINSTREAM_CELLS.map(value)),
     minContrarian: Math.min(value("flicc"), value("stance-against")),
     writtenDev: writtenFigures(await predict(contrastDev.map((t) => t.text)), contrastDev),
+    cellFlags,
+    cardsPreds,
+  };
+}
+
+/** Per hand-written claim pair (bench/narratives-claims.ts): mainstream claim given a narrative, contrarian one given one. */
+export async function handFlags(predict: Predict): Promise<{ mainstream: boolean[]; contrarian: boolean[] }> {
+  const preds = await predict(HAND_CLAIMS.flatMap((h) => [h.mainstream, h.contrarian]));
+  const named = (p: Prediction) => !p.codes.includes(NO_NARRATIVE);
+  return {
+    mainstream: HAND_CLAIMS.map((_, k) => named(preds[2 * k])),
+    contrarian: HAND_CLAIMS.map((_, k) => named(preds[2 * k + 1])),
   };
 }
 
@@ -150,7 +201,7 @@ export const classifierPredict =
       first: firstCode(p.codes, p.probabilities),
     }));
 
-function baselinePredict(b: Baseline, embedder?: TextEmbedder): Predict {
+export function baselinePredict(b: Baseline, embedder?: TextEmbedder): Predict {
   return async (texts) => {
     const emb = embedder ? await embedder.embed(texts) : undefined;
     return texts.map((t, i) => {
@@ -158,6 +209,44 @@ function baselinePredict(b: Baseline, embedder?: TextEmbedder): Predict {
       return { ...p, first: p.codes[0] };
     });
   };
+}
+
+/** The coded rows plus every mainstream stance training text as 0_0 (the other baselines' training rows). */
+export function codedPlusMainstream(data: NarrativeData): NarrativeExample[] {
+  return [
+    ...data.train,
+    ...data.stanceTrain
+      .filter((e) => !e.narrative && e.source !== "cards" && e.source !== "contrast")
+      .map((e) => ({ id: e.id, text: e.text, codes: [NO_NARRATIVE] })),
+  ];
+}
+
+/**
+ * The plain baselines trained on `rows` (one-vs-rest argmax): word + char TF-IDF, and with an embedder also
+ * word + char TF-IDF + its sentence vectors. `what` names the rows in the systems' names.
+ */
+export async function trainBaselines(
+  rows: readonly NarrativeExample[],
+  what: string,
+  embedder?: TextEmbedder,
+): Promise<{ name: string; predict: Predict }[]> {
+  log(`baselines on ${what}`);
+  const out = [
+    {
+      name: `baseline: word + char TF-IDF, one-vs-rest argmax, ${what}`,
+      predict: baselinePredict(trainBaseline(rows)),
+    },
+  ];
+  if (embedder) {
+    const texts = [...new Set(rows.map((e) => e.text))];
+    const vectors = await embedder.embed(texts);
+    const embMap = new Map(texts.map((t, i) => [t, vectors[i]]));
+    out.push({
+      name: `baseline: word + char TF-IDF + USE-lite, one-vs-rest argmax, ${what}`,
+      predict: baselinePredict(trainBaseline(rows, embMap), embedder),
+    });
+  }
+  return out;
 }
 
 /** The full section (every system), or with `encoder: false` the systems without a sentence encoder only. */
@@ -179,12 +268,7 @@ export async function narrativesBench(o: { encoder: boolean }): Promise<BenchSec
   // Baselines on the same rows: the coded rows (CARDS, FLICC, written texts) alone, and with every mainstream
   // training text as 0_0 (uncoded contrarian rows have no code, so no one-vs-rest model can learn from them).
   const coded = data.train;
-  const withMainstream: NarrativeExample[] = [
-    ...coded,
-    ...data.stanceTrain
-      .filter((e) => !e.narrative && e.source !== "cards" && e.source !== "contrast")
-      .map((e) => ({ id: e.id, text: e.text, codes: [NO_NARRATIVE] })),
-  ];
+  const withMainstream = codedPlusMainstream(data);
   // Without the encoder (narratives-fast), the one-vs-rest baseline on 21k rows is left out too: it takes an hour.
   const baselineSets = [
     [coded, `coded rows only (${coded.length})`],
@@ -192,24 +276,8 @@ export async function narrativesBench(o: { encoder: boolean }): Promise<BenchSec
       ? [[withMainstream, `coded + mainstream rows as 0_0 (${withMainstream.length})`] as const]
       : []),
   ] as const;
-  let embMap: Map<string, Float32Array> | undefined;
-  if (embedder) {
-    const allTexts = [...new Set(withMainstream.map((e) => e.text))];
-    const allEmb = await embedder.embed(allTexts);
-    embMap = new Map(allTexts.map((t, i) => [t, allEmb[i]]));
-  }
-  for (const [rows, what] of baselineSets) {
-    log(`baselines on ${what}`);
-    await run(
-      `baseline: word + char TF-IDF, one-vs-rest argmax, ${what}`,
-      baselinePredict(trainBaseline(rows)),
-    );
-    if (embedder && embMap)
-      await run(
-        `baseline: word + char TF-IDF + USE-lite, one-vs-rest argmax, ${what}`,
-        baselinePredict(trainBaseline(rows, embMap), embedder),
-      );
-  }
+  for (const [rows, what] of baselineSets)
+    for (const b of await trainBaselines(rows, what, embedder)) await run(b.name, b.predict);
   const baselines = systems.slice();
 
   const fast = new NarrativeClassifier(await readNarrativeModel(join(NARRATIVES_MODEL_DIR, FAST_MODEL_FILE)));
@@ -235,6 +303,7 @@ export async function narrativesBench(o: { encoder: boolean }): Promise<BenchSec
   const show = (p: Prediction) => `${p.codes.join(", ")} (${fmt(p.narrative)})`;
   const oursHand = await oursCheck.predict(handTexts);
   const baseHand = await strongest.predict(handTexts);
+  const oursFlags = await handFlags(oursCheck.predict);
   const handRows = HAND_CLAIMS.map((h, k) => [
     h.topic,
     h.mainstream,
@@ -245,12 +314,8 @@ export async function narrativesBench(o: { encoder: boolean }): Promise<BenchSec
     show(oursHand[2 * k + 1]),
     show(baseHand[2 * k + 1]),
   ]);
-  const mainstreamFlagged = HAND_CLAIMS.filter(
-    (_, k) => !oursHand[2 * k].codes.includes(NO_NARRATIVE),
-  ).length;
-  const contrarianFound = HAND_CLAIMS.filter(
-    (_, k) => !oursHand[2 * k + 1].codes.includes(NO_NARRATIVE),
-  ).length;
+  const mainstreamFlagged = oursFlags.mainstream.filter(Boolean).length;
+  const contrarianFound = oursFlags.contrarian.filter(Boolean).length;
   const contrarianGroup = HAND_CLAIMS.filter((h, k) =>
     oursHand[2 * k + 1].codes.some((c) => c !== NO_NARRATIVE && groupOf(c) === groupOf(h.expected)),
   ).length;

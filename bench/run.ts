@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ bench: Bench }>> = {
   "parquet-memory": () => import("./parquet-memory.ts"),
   narratives: () => import("./narratives.ts"),
   "narratives-fast": () => import("./narratives-fast.ts"),
+  "narratives-check-model": () => import("./narratives-check-model.ts"),
   "narratives-speed": () => import("./narratives-speed.ts"),
   "narratives-data": () => import("./narratives-data.ts"),
   verification: () => import("./verification.ts"),
