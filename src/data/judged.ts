@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { isNarrativeCode } from "../taxonomy/cards.ts";
+import { isTopicCode } from "../taxonomy/topics.ts";
 import { type Label, NEI, parseLabel } from "../types.ts";
 import { DataError } from "./errors.ts";
 import { PACKAGE_ROOT } from "./paths.ts";
@@ -52,6 +53,11 @@ export function ownDataFiles(dir = join(PACKAGE_ROOT, "data")) {
     judgements: join(dir, "judged", "judgements.jsonl"),
     secondJudgements: join(dir, "judged", "judgements-second.jsonl"),
     writtenClaims: join(dir, "abstract-claims", "claims.jsonl"),
+    abstractSubjects: join(dir, "abstract-subjects", "abstracts.jsonl"),
+    abstractSubjectsSecond: join(dir, "abstract-subjects", "abstracts-second.jsonl"),
+    claimSubjects: join(dir, "abstract-subjects", "claims.jsonl"),
+    claimSubjectsSecond: join(dir, "abstract-subjects", "claims-second.jsonl"),
+    contrastSubjects: join(dir, "abstract-subjects", "contrast-subjects.json"),
   };
 }
 
@@ -154,4 +160,33 @@ export async function readWrittenClaims(file: string): Promise<WrittenClaim[]> {
     });
   }
   return out;
+}
+
+/** The subject codes of one text (data/abstract-subjects/GUIDELINES.md): the main one, then up to two more. */
+export interface SubjectLabel {
+  id: string;
+  main: string;
+  also: string[];
+  annotator: string;
+}
+
+/** Subject labels of abstracts or claims, one per id. */
+export async function readSubjectLabels(file: string): Promise<SubjectLabel[]> {
+  const seen = new Set<string>();
+  return (await readAll(file)).map((r) => {
+    const id = requireString(file, r, "id");
+    if (seen.has(id)) throw new DataError(file, `"${id}" is labelled twice`, { line: r.line, field: "id" });
+    seen.add(id);
+    const main = requireString(file, r, "main");
+    if (!isTopicCode(main))
+      throw new DataError(file, `unknown subject code "${main}"`, { line: r.line, field: "main" });
+    const also = stringList(file, r, "also");
+    const bad = also.find((c) => !isTopicCode(c) || c === main);
+    if (bad !== undefined || also.length > 2)
+      throw new DataError(file, `expected at most two other known codes, got ${JSON.stringify(also)}`, {
+        line: r.line,
+        field: "also",
+      });
+    return { id, main, also, annotator: requireString(file, r, "annotator") };
+  });
 }

@@ -52,6 +52,7 @@ import {
   USE_FEATURE,
 } from "./relevance.ts";
 import { SUBJECT_FEATURES, subjectFeatures, UnitWords, type WordLookup } from "./subject.ts";
+import { loadTopicModel, TOPIC_FEATURES, TOPICS_FORMAT, type TopicModel, topicFeatures } from "./topics.ts";
 
 /** One labelled pair of the gate: about the claim (1) or not (0). */
 export interface RelevancePair {
@@ -218,7 +219,26 @@ export const FEATURE_SETS: Record<string, readonly string[]> = {
   "use+subject": [USE_FEATURE, ...SUBJECT_FEATURES],
   "v3 (lexical+use+subject)": [...RELEVANCE_FEATURES, USE_FEATURE, ...SUBJECT_FEATURES],
   "v3+products": [...RELEVANCE_FEATURES, USE_FEATURE, ...SUBJECT_FEATURES, ...products],
+  "v3+products+topics": [
+    ...RELEVANCE_FEATURES,
+    USE_FEATURE,
+    ...SUBJECT_FEATURES,
+    ...products,
+    ...TOPIC_FEATURES,
+  ],
+  "v3+products+topics*": [
+    ...RELEVANCE_FEATURES,
+    USE_FEATURE,
+    ...SUBJECT_FEATURES,
+    ...products,
+    ...TOPIC_FEATURES,
+    ...TOPIC_FEATURES.flatMap((t) => [`${t}*${USE_FEATURE}`, `${t}*soft_lead`, `${t}*rare3_lead`]),
+  ],
 };
+
+/** Feature sets that read the subject model (topics.ts); tried only when one is given. */
+const readsTopics = (family: string) =>
+  FEATURE_SETS[family].some((n) => TOPIC_FEATURES.some((t) => n.includes(t)));
 
 /** One configuration tried by cross-validation, with its held-out log loss and AUC on judged pairs. */
 export interface GateTrial {
@@ -355,6 +375,7 @@ export async function trainRelevanceGate(
   embed: GateEmbed,
   words: WordLookup,
   log: (m: string) => void = () => {},
+  topics?: TopicModel,
 ): Promise<{ json: RelevanceJson; report: GateReport; devProbs: number[] }> {
   const started = Date.now();
   const memo = profileMemo();
@@ -368,6 +389,15 @@ export async function trainRelevanceGate(
       subjects.set(text, p);
     }
     return p;
+  };
+  const topicMemo = new Map<string, Float32Array>();
+  const topicsOf = (text: string, vector: Float32Array) => {
+    let d = topicMemo.get(text);
+    if (!d) {
+      d = (topics as TopicModel).distribution(text, vector);
+      topicMemo.set(text, d);
+    }
+    return d;
   };
   const leadOf = (p: RelevancePair) =>
     p.lead ??
@@ -385,8 +415,16 @@ export async function trainRelevanceGate(
         p.title ? memo.of(p.title) : undefined,
         { claim: subjectOf(p.claim), abstract: subjectOf(abstractText(p.sentences, p.title)) },
       );
-      const sim = cosine(of.get(p.claim) as Float32Array, of.get(leadOf(p)) as Float32Array);
-      return featureTable(base, sim, subjectFeatures(unitWords, idf, p.claim, p.sentences, p.title));
+      const claimVector = of.get(p.claim) as Float32Array;
+      const leadVector = of.get(leadOf(p)) as Float32Array;
+      const sim = cosine(claimVector, leadVector);
+      const topic = topics
+        ? topicFeatures(
+            topicsOf(p.claim, claimVector),
+            topicsOf(abstractText(p.sentences, p.title), leadVector),
+          )
+        : undefined;
+      return featureTable(base, sim, subjectFeatures(unitWords, idf, p.claim, p.sentences, p.title), topic);
     });
   };
   const train = data.train;
@@ -438,7 +476,7 @@ export async function trainRelevanceGate(
   };
   const judgedY = judgedRows.map((r) => Y[r]);
   const trials: GateTrial[] = [];
-  for (const family of Object.keys(FEATURE_SETS))
+  for (const family of Object.keys(FEATURE_SETS).filter((f) => topics || !readsTopics(f)))
     for (const writtenWeight of WRITTEN_WEIGHTS)
       for (const l2 of L2_GRID) {
         const t = { family, writtenWeight, l2 };
@@ -473,6 +511,7 @@ export async function trainRelevanceGate(
     ...(FEATURE_SETS[chosen.family].some((n) => SUBJECT_FEATURES.some((s) => n.includes(s)))
       ? { words: WORD_VECTORS }
       : {}),
+    ...(readsTopics(chosen.family) ? { topics: TOPICS_FORMAT } : {}),
     standardiser: final.standardiser,
     model: final.model.toJSON(),
   };
@@ -538,6 +577,7 @@ export async function buildRelevanceGate(options: {
   ];
   const scope = await loadScopeDetector();
   const words = await sharedWordVectors();
+  const topics = await loadTopicModel();
   const use = await openUseLite();
   try {
     const { json, report } = await trainRelevanceGate(
@@ -546,6 +586,7 @@ export async function buildRelevanceGate(options: {
       (texts) => use.embed(texts),
       words,
       log,
+      topics,
     );
     report.seconds = (Date.now() - started) / 1000;
     await writeFileAtomic(join(outDir, "model.json"), `${JSON.stringify(json)}\n`);
@@ -560,7 +601,7 @@ export async function buildRelevanceGate(options: {
 }
 
 /** The built-in corpus's abstracts by id, split into sentences as the index splits them, with the index's lead. */
-async function builtinAbstracts(): Promise<
+export async function builtinAbstracts(): Promise<
   Map<string, { title?: string; sentences: string[]; lead: string }>
 > {
   const out = new Map<string, { title?: string; sentences: string[]; lead: string }>();

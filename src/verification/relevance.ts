@@ -26,6 +26,13 @@ import { type Standardiser, standardise } from "../learning/standardise.ts";
 import { IDF_FEATURES, type IdfJson, IdfTable, idfPairFeatures } from "./idf.ts";
 import { lexicalFeatures, profile, type TextProfile } from "./lexical.ts";
 import { SUBJECT_FEATURES, subjectFeatures, UnitWords, type WordLookup } from "./subject.ts";
+import {
+  loadTopicModel,
+  TOPIC_FEATURES,
+  TOPICS_MODEL_PATH,
+  type TopicModel,
+  topicFeatures,
+} from "./topics.ts";
 import type { LabelProbs } from "./verifier.ts";
 
 export const RELEVANCE_FORMAT = "climatecheck-relevance/3";
@@ -66,6 +73,8 @@ export interface RelevanceJson {
   words?: string;
   /** The sentence encoder of the similarity feature (e.g. "use-lite@0.2.0"); absent: lexical features only. */
   encoder?: string;
+  /** The subject model whose distributions the topic features compare (its format, topics.ts); absent: none read. */
+  topics?: string;
   standardiser: Standardiser;
   model: LogisticJson;
 }
@@ -99,7 +108,16 @@ export async function leadSimilarities(
   claim: string,
   docs: readonly GateDoc[],
 ): Promise<number[]> {
-  if (docs.length === 0) return [];
+  const { claim: c, docs: d } = await leadVectors(embed, claim, docs);
+  return d.map((v) => cosine(c, v));
+}
+
+/** The vectors of the claim and of each abstract's title and lead (the index's when it holds them). */
+export async function leadVectors(
+  embed: GateEmbed,
+  claim: string,
+  docs: readonly GateDoc[],
+): Promise<{ claim: Float32Array; docs: Float32Array[] }> {
   const missing = docs.flatMap((x, i) => (x.vector ? [] : [i]));
   const [c, ...d] = await embed([
     claim,
@@ -113,7 +131,7 @@ export async function leadSimilarities(
     ),
   ]);
   const embedded = new Map(missing.map((i, k) => [i, d[k]]));
-  return docs.map((x, i) => cosine(c, x.vector ?? (embedded.get(i) as Float32Array)));
+  return { claim: c, docs: docs.map((x, i) => x.vector ?? (embedded.get(i) as Float32Array)) };
 }
 
 /** The gate's features of one pair, from text profiles. */
@@ -155,8 +173,13 @@ export function featureTable(
   base: readonly number[],
   similarity: number | undefined,
   subject: readonly number[] | undefined,
+  topic?: readonly number[],
 ): Map<string, number> {
   const t = new Map<string, number>(RELEVANCE_FEATURES.map((n, i) => [n, base[i]]));
+  if (topic)
+    TOPIC_FEATURES.forEach((n, i) => {
+      t.set(n, topic[i]);
+    });
   if (similarity !== undefined) t.set(USE_FEATURE, similarity);
   if (subject)
     SUBJECT_FEATURES.forEach((n, i) => {
@@ -187,9 +210,16 @@ export class RelevanceGate {
   private readonly subject: SubjectScore;
   private readonly embed?: GateEmbed;
   private readonly words?: UnitWords;
+  private readonly topics?: TopicModel;
   private readonly names: readonly string[];
 
-  constructor(json: RelevanceJson, subject: SubjectScore, embed?: GateEmbed, words?: WordLookup) {
+  constructor(
+    json: RelevanceJson,
+    subject: SubjectScore,
+    embed?: GateEmbed,
+    words?: WordLookup,
+    topics?: TopicModel,
+  ) {
     if (json.format !== RELEVANCE_FORMAT && !OLDER_FORMATS.includes(json.format))
       throw new Error(
         `unsupported relevance model format "${json.format}" (expected ${RELEVANCE_FORMAT}): retrain it with \`climatecheck train relevance\``,
@@ -200,6 +230,10 @@ export class RelevanceGate {
       );
     if (json.words && !words)
       throw new Error(`this relevance model reads ${json.words} word vectors: give the gate word vectors`);
+    if (json.topics && !topics)
+      throw new Error("this relevance model reads subject codes: give the gate the topics model");
+    if (topics?.usesEncoder && !embed)
+      throw new Error("the topics model reads sentence vectors: give the gate an encoder");
     this.json = json;
     this.names = json.features ?? RELEVANCE_FEATURES;
     this.idf = new IdfTable(json.idf);
@@ -207,6 +241,7 @@ export class RelevanceGate {
     this.subject = subject;
     this.embed = embed;
     this.words = json.words && words ? new UnitWords(words) : undefined;
+    this.topics = json.topics ? topics : undefined;
   }
 
   /** Whether the gate needs a sentence encoder (the similarity feature). */
@@ -216,12 +251,39 @@ export class RelevanceGate {
 
   /** P(each abstract is about the claim's subject). */
   async probabilities(claim: string, docs: readonly GateDoc[]): Promise<number[]> {
-    const sims = this.embed && this.usesEncoder ? await leadSimilarities(this.embed, claim, docs) : undefined;
-    return docs.map((d, i) => this.probability(claim, d.sentences, d.title, sims?.[i]));
+    if (docs.length === 0) return [];
+    const vectors =
+      this.embed && (this.usesEncoder || this.topics?.usesEncoder)
+        ? await leadVectors(this.embed, claim, docs)
+        : undefined;
+    const claimTopics = this.topics?.distribution(claim, vectors?.claim);
+    return docs.map((d, i) => {
+      const v = vectors?.docs[i];
+      const topic =
+        this.topics && claimTopics
+          ? topicFeatures(claimTopics, this.topics.distribution(abstractText(d.sentences, d.title), v))
+          : undefined;
+      return this.probability(
+        claim,
+        d.sentences,
+        d.title,
+        v && vectors ? cosine(vectors.claim, v) : undefined,
+        topic,
+      );
+    });
   }
 
-  /** P(the abstract is about the claim's subject), given the claim-lead similarity when the model reads one. */
-  probability(claim: string, sentences: readonly string[], title?: string, similarity?: number): number {
+  /**
+   * P(the abstract is about the claim's subject), given the claim-lead similarity and the topic features
+   * (topics.ts) when the model reads them.
+   */
+  probability(
+    claim: string,
+    sentences: readonly string[],
+    title?: string,
+    similarity?: number,
+    topic?: readonly number[],
+  ): number {
     const base = relevanceFeatures(
       this.idf,
       profile(claim),
@@ -231,8 +293,9 @@ export class RelevanceGate {
     );
     if (this.usesEncoder && similarity === undefined)
       throw new Error("this relevance model needs the claim-abstract similarity");
+    if (this.topics && !topic) throw new Error("this relevance model needs the topic features");
     const subject = this.words ? subjectFeatures(this.words, this.idf, claim, sentences, title) : undefined;
-    const x = selectFeatures(this.names, featureTable(base, similarity, subject));
+    const x = selectFeatures(this.names, featureTable(base, similarity, subject, topic));
     return this.model.predictProba(standardise(x, this.json.standardiser))[1];
   }
 }
@@ -248,11 +311,13 @@ export async function loadRelevanceGate(
   path = RELEVANCE_MODEL_PATH,
   embed?: GateEmbed,
   words?: WordLookup,
+  topicsPath = TOPICS_MODEL_PATH,
 ): Promise<RelevanceGate> {
   const json = await loadModelFile(path, "relevance", (j) => j as RelevanceJson);
   const w = json.words && !words ? await sharedWordVectors() : words;
+  const topics = json.topics ? await loadTopicModel(topicsPath) : undefined;
   try {
-    return new RelevanceGate(json, subject, embed, w);
+    return new RelevanceGate(json, subject, embed, w, topics);
   } catch (e) {
     throw new DataError(path, `not a relevance model (${(e as Error).message})`);
   }

@@ -16,7 +16,8 @@ export interface TrainCommandOptions {
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 /**
- * Name -> trainer. Add yours with one line. Each loads its trainer when run, so the runtime (every other command)
+ * Name -> trainer, in the order `train all` runs them (scope, then topics, before relevance, which reads both).
+ * Add yours with one line. Each loads its trainer when run, so the runtime (every other command)
  * never imports training code.
  */
 export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>> = {
@@ -38,6 +39,12 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
   retrieval: async (o) => {
     await (await import("../../retrieval/train.ts")).trainRetrieval({ dataDir: o.data, outDir: o.out, log });
   },
+  scope: async (o) => {
+    await (await import("../../scope/build.ts")).buildScopeModel({ dataDir: o.data, outDir: o.out, log });
+  },
+  topics: async (o) => {
+    await (await import("../../verification/build-topics.ts")).buildTopicModel({ outDir: o.out, log });
+  },
   relevance: async (o) => {
     await (await import("../../verification/build-relevance.ts")).buildRelevanceGate({
       outDir: o.out,
@@ -46,9 +53,6 @@ export const TRAINERS: Record<string, (o: TrainCommandOptions) => Promise<void>>
   },
   ranking: async (o) => {
     await (await import("../../retrieval/train-judged.ts")).trainJudgedRanking({ outDir: o.out, log });
-  },
-  scope: async (o) => {
-    await (await import("../../scope/build.ts")).buildScopeModel({ dataDir: o.data, outDir: o.out, log });
   },
 };
 

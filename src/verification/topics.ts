@@ -1,0 +1,102 @@
+/**
+ * What a text is about, as a distribution over the subject codes of data/abstract-subjects/GUIDELINES.md (64 codes:
+ * "sea-ice-arctic", "ocean-biology", "statistics-methods", ...). One multinomial logistic regression reads a claim
+ * or an abstract (word TF-IDF, and the USE-lite vector when the model was trained with it); it is trained
+ * (build-topics.ts) on abstracts of the built-in corpus whose subject we labelled by careful reading and on claims
+ * written from them. The relevance gate compares the claim's distribution with the abstract's: a paper on
+ * chlorophyll under Arctic sea ice shares the claim's words but not its subject.
+ */
+import { join } from "node:path";
+import { loadModelFile } from "../data/model-file.ts";
+import { MODELS_DIR } from "../data/paths.ts";
+import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
+import { concatSparse, type SparseVector, sparseFromDense } from "../learning/sparse.ts";
+import { type TfidfJson, TfidfVectorizer } from "../learning/tfidf.ts";
+
+export { isTopicCode, TOPIC_CODES } from "../taxonomy/topics.ts";
+
+export const TOPICS_FORMAT = "climatecheck-topics/1";
+
+export interface TopicsJson {
+  format: string;
+  codes: string[];
+  words: TfidfJson;
+  /** The sentence encoder whose vector is appended to the TF-IDF block (e.g. "use-lite@0.2.0"); absent: none. */
+  encoder?: string;
+  model: LogisticJson;
+}
+
+/** A text's subject distribution: one probability per code of `codes`. */
+export class TopicModel {
+  readonly json: TopicsJson;
+  readonly codes: readonly string[];
+  private readonly words: TfidfVectorizer;
+  private readonly model: LogisticModel;
+
+  constructor(json: TopicsJson) {
+    if (json.format !== TOPICS_FORMAT)
+      throw new Error(`unsupported topics model format "${json.format}" (expected ${TOPICS_FORMAT})`);
+    if (json.model.kind !== "multinomial" || json.model.classes !== json.codes.length)
+      throw new Error("the topics model needs one multinomial output per code");
+    this.json = json;
+    this.codes = json.codes;
+    this.words = TfidfVectorizer.fromJSON(json.words);
+    this.model = LogisticModel.fromJSON(json.model);
+  }
+
+  get usesEncoder(): boolean {
+    return this.json.encoder !== undefined;
+  }
+
+  distribution(text: string, vector?: Float32Array): Float32Array {
+    if (this.usesEncoder && !vector)
+      throw new Error(`this topics model reads ${this.json.encoder} vectors: pass the text's vector`);
+    return this.model.predictProba(topicInput(this.words, text, this.usesEncoder ? vector : undefined));
+  }
+}
+
+/** The model's input: the text's TF-IDF block, then its sentence vector when the model reads one. */
+export function topicInput(words: TfidfVectorizer, text: string, vector?: Float32Array): SparseVector {
+  const block = words.transform(text);
+  if (!vector) return block;
+  return concatSparse([
+    { vector: block, width: words.dim },
+    { vector: sparseFromDense(vector), width: vector.length },
+  ]);
+}
+
+/** The gate's topic features of a pair, from the two distributions (order: TOPIC_FEATURES). */
+export const TOPIC_FEATURES: readonly string[] = [
+  "topic_dot",
+  "topic_cos",
+  "topic_claim_top",
+  "topic_abstract_top",
+];
+
+export function topicFeatures(claim: Float32Array, abstract: Float32Array): number[] {
+  let dot = 0;
+  let nc = 0;
+  let na = 0;
+  let topC = 0;
+  let topA = 0;
+  for (let k = 0; k < claim.length; k++) {
+    dot += claim[k] * abstract[k];
+    nc += claim[k] * claim[k];
+    na += abstract[k] * abstract[k];
+    if (claim[k] > claim[topC]) topC = k;
+    if (abstract[k] > abstract[topA]) topA = k;
+  }
+  return [
+    dot,
+    nc > 0 && na > 0 ? dot / Math.sqrt(nc * na) : 0,
+    // How much the abstract is about the claim's likeliest subject, and the claim about the abstract's.
+    abstract[topC],
+    claim[topA],
+  ];
+}
+
+export const TOPICS_MODEL_PATH = join(MODELS_DIR, "topics", "model.json");
+
+export async function loadTopicModel(path = TOPICS_MODEL_PATH): Promise<TopicModel> {
+  return loadModelFile(path, "topics", (j) => new TopicModel(j as TopicsJson));
+}
