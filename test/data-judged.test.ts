@@ -11,6 +11,7 @@ import { loadScopeDetector } from "../src/scope/scope.ts";
 import { splitSentences } from "../src/text/sentences.ts";
 import { NEI } from "../src/types.ts";
 import { loadRelevanceGate, RELEVANCE_GATE } from "../src/verification/relevance.ts";
+import { TOPICS_FORMAT } from "../src/verification/topics.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cc-judged-"));
 const file = (name: string, lines: object[]) => {
@@ -129,6 +130,8 @@ test("relevance gate: a judged hard negative (shares the claim's word, about som
       (texts) => use.embed(texts),
     );
     assert.equal(gate.usesEncoder, true);
+    // It compares the subjects of both sides (models/topics), not only their words.
+    assert.equal(gate.json.topics, TOPICS_FORMAT);
     // Judged off-subject: "underwater" in the title, quantum key distribution in the abstract (the old gate gave 0.95).
     const claim = "The Maldives were supposed to be underwater by now.";
     const [off] = await gate.probabilities(claim, [doc("arXiv:1402.4666")]);

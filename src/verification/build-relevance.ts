@@ -637,6 +637,7 @@ probability does not depend on the rank: an index with nothing about a claim yie
   claim's subject or not. Every train-split claim in the folder (the split by claim was fixed before any model
   work): ${r.trainPairs.judged} pairs of ${r.trainPairs.claims} claims. These hold the hard negatives: abstracts
   on the same broad topic, found by a retriever, that are about something else.
+- **Subject codes** (\`data/abstract-subjects\`, our own data): read through the subject model (models/topics).
 - **Claims written from abstracts** (\`data/abstract-claims\`, our own data, CC BY 4.0): each against the abstract
   it was written from, about it by construction: ${r.trainPairs.written} pairs (their weight chosen below).
 - The stand-in sets (SciFact, Climate-FEVER) are no longer read: gate v2's cross-validation gave them weight 0 in
@@ -653,6 +654,9 @@ Binary logistic regression on standardised features (${FEATURE_SETS[r.chosen.fam
   (\`soft_lead\`) and the whole abstract's (\`soft_abstract\`), rarity-weighted; the same for the claim's 3 rarest
   words (\`rare3_*\`); the share of claim words in the title; SIF cosines of the claim with the title and with
   each sentence (the best, and 1/(1 + its position)); BM25 of the claim's keys over its most (\`bm25_self\`).
+- Topics (\`topics.ts\`, models/topics): the subject model's distributions over 64 subject codes for the claim and
+  for the abstract (trained on our subject labels of every built-in abstract, \`data/abstract-subjects\`): their dot
+  product and cosine, the abstract's probability of the claim's likeliest code and the reverse.
 - "a*b": the product of two features.
 
 The feature set, the weight of the written claims and the L2 were chosen by 5-fold cross-validated log loss on the
