@@ -17,7 +17,7 @@ import {
   NarrativeClassifier,
   readNarrativeModel,
 } from "../src/narratives/classifier.ts";
-import { loadNarrativeData } from "../src/narratives/data.ts";
+import { loadNarrativeData, MAINSTREAM_SOURCES } from "../src/narratives/data.ts";
 import { NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
 import { stanceCell } from "../src/narratives/train.ts";
 import {
@@ -77,14 +77,7 @@ const SOURCES: readonly (Measure & { cell: string })[] = [
   ["stance-against", "Against tweets", "high"],
 ].map(([c, label, want]) => ({ cell: c, label, want: want as "low" | "high", flags: cell(c) }));
 /** The mainstream sources of the target "every mainstream dev source <= 0.10" (GWSD agree is reported, not targeted). */
-const TARGET_MAINSTREAM = [
-  "stance-favor",
-  "climatebert",
-  "env-claims",
-  "cf-supports",
-  "cf-evidence",
-  "arxiv",
-];
+const TARGET_MAINSTREAM: readonly string[] = MAINSTREAM_SOURCES;
 const HAND: readonly Measure[] = [
   { label: "hand-written mainstream claims given a narrative", want: "low", flags: (s) => s.hand.mainstream },
   { label: "hand-written contrarian claims given one", want: "high", flags: (s) => s.hand.contrarian },

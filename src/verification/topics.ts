@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
+import { cosine } from "../encoders/vector.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { concatSparse, type SparseVector, sparseFromDense } from "../learning/sparse.ts";
 import { type TfidfJson, TfidfVectorizer } from "../learning/tfidf.ts";
@@ -75,20 +76,16 @@ export const TOPIC_FEATURES: readonly string[] = [
 
 export function topicFeatures(claim: Float32Array, abstract: Float32Array): number[] {
   let dot = 0;
-  let nc = 0;
-  let na = 0;
   let topC = 0;
   let topA = 0;
   for (let k = 0; k < claim.length; k++) {
     dot += claim[k] * abstract[k];
-    nc += claim[k] * claim[k];
-    na += abstract[k] * abstract[k];
     if (claim[k] > claim[topC]) topC = k;
     if (abstract[k] > abstract[topA]) topA = k;
   }
   return [
     dot,
-    nc > 0 && na > 0 ? dot / Math.sqrt(nc * na) : 0,
+    cosine(claim, abstract),
     // How much the abstract is about the claim's likeliest subject, and the claim about the abstract's.
     abstract[topC],
     claim[topA],
