@@ -3,6 +3,7 @@
  * post them with judged claim-abstract pairs on the built-in corpus, and claims written from abstracts. One reader
  * per file kind; every problem names the file, the line and the field.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isNarrativeCode } from "../taxonomy/cards.ts";
 import { isTopicCode } from "../taxonomy/topics.ts";
@@ -189,4 +190,23 @@ export async function readSubjectLabels(file: string): Promise<SubjectLabel[]> {
       });
     return { id, main, also, annotator: requireString(file, r, "annotator") };
   });
+}
+
+/** The subject code of each narratives contrast subject tag (data/abstract-subjects/contrast-subjects.json). */
+export async function readContrastSubjects(file: string): Promise<Map<string, string>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, "utf8"));
+  } catch (e) {
+    throw new DataError(file, `not a JSON object of subject tags (${(e as Error).message})`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    throw new DataError(file, "expected a JSON object: subject tag -> code");
+  const out = new Map<string, string>();
+  for (const [tag, code] of Object.entries(json)) {
+    if (typeof code !== "string" || !isTopicCode(code))
+      throw new DataError(file, `unknown subject code ${JSON.stringify(code)}`, { field: tag });
+    out.set(tag, code);
+  }
+  return out;
 }

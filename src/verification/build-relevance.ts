@@ -23,6 +23,7 @@ import { MODELS_DIR } from "../data/paths.ts";
 import { writeFileAtomic } from "../data/tables.ts";
 import { openUseLite } from "../encoders/sentence-encoder.ts";
 import { USE_LITE_NAME } from "../encoders/use-lite-model.ts";
+import { cosine } from "../encoders/vector.ts";
 import { sharedWordVectors } from "../encoders/word-vectors.ts";
 import { bootstrapInterval, groupResamples } from "../evaluation/bootstrap.ts";
 import { expectedCalibrationError } from "../learning/calibration.ts";
@@ -38,7 +39,6 @@ import { IdfTable } from "./idf.ts";
 import { profileMemo, type TextProfile } from "./lexical.ts";
 import {
   abstractText,
-  cosine,
   featureTable,
   GATE_LEAD,
   type GateEmbed,

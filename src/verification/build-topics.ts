@@ -1,16 +1,15 @@
 /**
  * `climatecheck train topics`: the subject model (topics.ts). Trained on the built-in abstracts whose subjects we
- * labelled (data/abstract-subjects: a main code, weight 1, and up to two more, weight ALSO_WEIGHT each) and on the
+ * labelled (data/abstract-subjects: each abstract one row, its main code the class) and on the
  * claims written from those abstracts (data/abstract-claims, with their abstract's codes), so it reads both
  * registers. Whether to append the USE-lite vector and the L2 are chosen by the log loss of the main code on the
  * judged train claims (claims as people post them, labelled by an annotator, never trained on). Deterministic;
  * written as models/topics/model.json and CARD.md.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DataError } from "../data/errors.ts";
 import {
   ownDataFiles,
+  readContrastSubjects,
   readJudgedClaims,
   readSubjectLabels,
   readWrittenClaims,
@@ -20,8 +19,8 @@ import { MODELS_DIR } from "../data/paths.ts";
 import { writeFileAtomic } from "../data/tables.ts";
 import { openUseLite } from "../encoders/sentence-encoder.ts";
 import { USE_LITE_NAME } from "../encoders/use-lite-model.ts";
+import { cohenKappa } from "../evaluation/metrics.ts";
 import { trainLogistic } from "../learning/logistic.ts";
-import type { SparseVector } from "../learning/sparse.ts";
 import { hashUnit } from "../learning/split.ts";
 import { type TfidfOptions, TfidfVectorizer } from "../learning/tfidf.ts";
 import { readContrastDir } from "../narratives/data.ts";
@@ -29,11 +28,6 @@ import { TOPIC_CODES } from "../taxonomy/topics.ts";
 import { builtinAbstracts } from "./build-relevance.ts";
 import { TOPICS_FORMAT, TopicModel, type TopicsJson, topicInput } from "./topics.ts";
 
-/**
- * The weight of a secondary code's row (the main code's is 1). 0: judges call a paper "about" a claim by its main
- * subject (chlorophyll under sea ice is not about sea ice), and each extra row costs training time.
- */
-const ALSO_WEIGHT = 0;
 const WORDS: TfidfOptions = {
   analyzer: "word",
   ngram: [1, 2],
@@ -71,33 +65,22 @@ function fitTopics(rows: readonly TopicText[], encoder: boolean, l2: number): To
     WORDS,
   );
   const dim = words.dim + (encoder ? rows[0].vector.length : 0);
-  const json0: TopicsJson = {
+  // Only the main code is a class: judges call a paper "about" a claim by its main subject (chlorophyll under sea
+  // ice is not about sea ice); rows for the `also` codes were dropped for that and for training time.
+  const model = trainLogistic(
+    rows.map((r) => topicInput(words, r.text, encoder ? r.vector : undefined)),
+    rows.map((r) => TOPIC_CODES.indexOf(r.main)),
+    dim,
+    { kind: "multinomial", classes: TOPIC_CODES.length, l2, maxIter: 120 },
+  );
+  const json: TopicsJson = {
     format: TOPICS_FORMAT,
     codes: [...TOPIC_CODES],
     words: words.toJSON(),
     ...(encoder ? { encoder: USE_LITE_NAME } : {}),
-    model: { kind: "multinomial", classes: TOPIC_CODES.length, dim, weights: "", bias: [] },
+    model: model.toJSON(),
   };
-  const x: SparseVector[] = [];
-  const y: number[] = [];
-  const w: number[] = [];
-  for (const r of rows) {
-    const v = topicInput(words, r.text, encoder ? r.vector : undefined);
-    const also = ALSO_WEIGHT > 0 ? r.also.map((c) => [c, ALSO_WEIGHT] as const) : [];
-    for (const [code, weight] of [[r.main, 1] as const, ...also]) {
-      x.push(v);
-      y.push(TOPIC_CODES.indexOf(code));
-      w.push(weight);
-    }
-  }
-  const model = trainLogistic(x, y, dim, {
-    kind: "multinomial",
-    classes: TOPIC_CODES.length,
-    l2,
-    sampleWeights: w,
-    maxIter: 120,
-  });
-  return new TopicModel({ ...json0, model: model.toJSON() });
+  return new TopicModel(json);
 }
 
 /** Scores of a model on labelled texts. */
@@ -126,19 +109,14 @@ export function subjectAgreement(first: readonly SubjectLabel[], second: readonl
   const n = both.length;
   if (n === 0) return { items: 0, kappa: Number.NaN, agree: Number.NaN, inOther: Number.NaN };
   const agree = both.filter(([x, y]) => x.main === y.main).length / n;
-  const count = (side: 0 | 1) => {
-    const m = new Map<string, number>();
-    for (const p of both) m.set(p[side].main, (m.get(p[side].main) ?? 0) + 1);
-    return m;
-  };
-  const ca = count(0);
-  const cb = count(1);
-  let chance = 0;
-  for (const [code, k] of ca) chance += (k / n) * ((cb.get(code) ?? 0) / n);
   const inOther =
     both.filter(([x, y]) => [y.main, ...y.also].includes(x.main) && [x.main, ...x.also].includes(y.main))
       .length / n;
-  return { items: n, kappa: (agree - chance) / (1 - chance), agree, inOther };
+  const kappa = cohenKappa(
+    both.map(([x]) => x.main),
+    both.map(([, y]) => y.main),
+  );
+  return { items: n, kappa, agree, inOther };
 }
 
 export interface TopicsReport {
@@ -158,10 +136,6 @@ export async function buildTopicModel(options: {
   ownDataDir?: string;
   outDir?: string;
   log?: (m: string) => void;
-  /** Settings to fit without the search (skips the L2 grid). */
-  l2?: number;
-  /** Folds of the out-of-fold figures (default FOLDS; 0 skips them). */
-  folds?: number;
 }): Promise<TopicsReport> {
   const started = Date.now();
   const log = options.log ?? (() => {});
@@ -229,7 +203,7 @@ export async function buildTopicModel(options: {
     }));
     const trials: Trial[] = [];
     for (const encoder of ENCODER_GRID)
-      for (const l2 of options.l2 !== undefined ? [options.l2] : L2_GRID) {
+      for (const l2 of L2_GRID) {
         const m = fitTopics(rows, encoder, l2);
         const s = topicScores(m, heldClaims);
         trials.push({ encoder, l2, ...s });
@@ -239,11 +213,10 @@ export async function buildTopicModel(options: {
       }
     const chosen = trials.reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a));
     // Out of fold on abstracts: each fold's abstracts and the claims written from them are held out together.
-    const folds = options.folds ?? FOLDS;
-    const fold = (id: string) => Math.floor(hashUnit(id, "topics") * folds);
+    const fold = (id: string) => Math.floor(hashUnit(id, "topics") * FOLDS);
     const held: TopicText[] = [];
     const scores = { logLoss: 0, accuracy: 0, lenient: 0, top3: 0 };
-    for (let f = 0; f < folds; f++) {
+    for (let f = 0; f < FOLDS; f++) {
       const m = fitTopics(
         rows.filter((r) => fold(r.id) !== f),
         chosen.encoder,
@@ -334,23 +307,4 @@ For the built-in corpus the shipped model has seen each labelled abstract; on an
 \`climatecheck train topics\` (before \`climatecheck train relevance\`, which reads it): deterministic,
 ${r.seconds.toFixed(0)} s on this machine.
 `;
-}
-
-/** The subject code of each narratives contrast subject tag (data/abstract-subjects/contrast-subjects.json). */
-export async function readContrastSubjects(file: string): Promise<Map<string, string>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(file, "utf8"));
-  } catch (e) {
-    throw new DataError(file, `not a JSON object of subject tags (${(e as Error).message})`);
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json))
-    throw new DataError(file, "expected a JSON object: subject tag -> code");
-  const out = new Map<string, string>();
-  for (const [tag, code] of Object.entries(json)) {
-    if (typeof code !== "string" || !TOPIC_CODES.includes(code))
-      throw new DataError(file, `unknown subject code ${JSON.stringify(code)}`, { field: tag });
-    out.set(tag, code);
-  }
-  return out;
 }

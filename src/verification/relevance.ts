@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { DataError } from "../data/errors.ts";
 import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
+import { cosine } from "../encoders/vector.ts";
 import { sharedWordVectors } from "../encoders/word-vectors.ts";
 import { titleAndLead } from "../index/embed-text.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
@@ -89,28 +90,6 @@ export interface GateDoc {
 
 /** Sentence vectors of texts (an open sentence encoder's embed). */
 export type GateEmbed = (texts: string[]) => Promise<Float32Array[]>;
-
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
-
-/** The USE-lite cosine of the claim with each abstract's title and lead. */
-export async function leadSimilarities(
-  embed: GateEmbed,
-  claim: string,
-  docs: readonly GateDoc[],
-): Promise<number[]> {
-  const { claim: c, docs: d } = await leadVectors(embed, claim, docs);
-  return d.map((v) => cosine(c, v));
-}
 
 /** The vectors of the claim and of each abstract's title and lead (the index's when it holds them). */
 export async function leadVectors(

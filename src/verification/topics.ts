@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
-import { cosine } from "../encoders/vector.ts";
+import { cosine, dot } from "../encoders/vector.ts";
+import { argmax } from "../learning/decision-weights.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { concatSparse, type SparseVector, sparseFromDense } from "../learning/sparse.ts";
 import { type TfidfJson, TfidfVectorizer } from "../learning/tfidf.ts";
@@ -75,20 +76,12 @@ export const TOPIC_FEATURES: readonly string[] = [
 ];
 
 export function topicFeatures(claim: Float32Array, abstract: Float32Array): number[] {
-  let dot = 0;
-  let topC = 0;
-  let topA = 0;
-  for (let k = 0; k < claim.length; k++) {
-    dot += claim[k] * abstract[k];
-    if (claim[k] > claim[topC]) topC = k;
-    if (abstract[k] > abstract[topA]) topA = k;
-  }
   return [
-    dot,
+    dot(claim, abstract),
     cosine(claim, abstract),
     // How much the abstract is about the claim's likeliest subject, and the claim about the abstract's.
-    abstract[topC],
-    claim[topA],
+    abstract[argmax(claim)],
+    claim[argmax(abstract)],
   ];
 }
 
