@@ -69,6 +69,13 @@ test("topicFeatures: the same subject scores high, another subject low", () => {
   assert.ok(same[0] > 0.8 && other[0] < 0.05, `${same[0]} ${other[0]}`);
   assert.ok(same[1] > 0.99 && other[1] < 0.05);
   assert.ok(same[2] > 0.8 && other[2] < 0.01);
+  // Same top code, all top-3 codes shared, most of the mass shared; another subject: none of that.
+  assert.deepEqual([same[4], same[5]], [1, 1]);
+  assert.ok(other[4] === 0 && other[5] < 1);
+  assert.ok(same[6] > 0.99 && other[6] < 0.15);
+  // A sure reading has a lower entropy than a spread one.
+  const spread = topicFeatures(at(3, 0.3), at(3));
+  assert.ok(spread[7] > same[7] && spread[8] === same[8]);
 });
 
 test("the shipped subject model reads a claim's and a paper's subject, not their shared words", async () => {

@@ -73,15 +73,38 @@ export const TOPIC_FEATURES: readonly string[] = [
   "topic_cos",
   "topic_claim_top",
   "topic_abstract_top",
+  "topic_same_top",
+  "topic_top3_overlap",
+  "topic_min_overlap",
+  "topic_claim_entropy",
+  "topic_abstract_entropy",
 ];
 
+/** The indices of the k most probable codes. */
+const topK = (d: Float32Array, k: number): number[] =>
+  Array.from(d.keys())
+    .sort((a, b) => d[b] - d[a])
+    .slice(0, k);
+
+const entropy = (d: Float32Array): number => d.reduce((a, p) => a - (p > 0 ? p * Math.log(p) : 0), 0);
+
 export function topicFeatures(claim: Float32Array, abstract: Float32Array): number[] {
+  const claimTop = topK(claim, 3);
+  const abstractTop = topK(abstract, 3);
+  let shared = 0;
+  for (let i = 0; i < claim.length; i++) shared += Math.min(claim[i], abstract[i]);
   return [
     dot(claim, abstract),
     cosine(claim, abstract),
     // How much the abstract is about the claim's likeliest subject, and the claim about the abstract's.
     abstract[argmax(claim)],
     claim[argmax(abstract)],
+    claimTop[0] === abstractTop[0] ? 1 : 0,
+    claimTop.filter((c) => abstractTop.includes(c)).length / 3,
+    // The probability mass both put on the same codes; the entropies say how sure each reading is.
+    shared,
+    entropy(claim),
+    entropy(abstract),
   ];
 }
 
