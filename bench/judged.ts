@@ -22,7 +22,7 @@ import {
   readWrittenClaims,
 } from "../src/data/judged.ts";
 import { itemInterval } from "../src/evaluation/bootstrap.ts";
-import { verificationF1 } from "../src/evaluation/metrics.ts";
+import { cohenKappa, verificationF1 } from "../src/evaluation/metrics.ts";
 import { Bm25Index, STOCK_PARAMS } from "../src/index/bm25.ts";
 import { openIndex } from "../src/index/open.ts";
 import { ensureDefaultIndex } from "../src/pipeline/default-index.ts";
@@ -55,21 +55,6 @@ interface Shown {
 interface ClaimRun {
   shown: Shown[];
   lean: Lean;
-}
-
-/** Cohen's kappa of two raters' labels on the same items. */
-export function cohenKappa<T>(a: readonly T[], b: readonly T[]): number {
-  const n = a.length;
-  if (n === 0) return Number.NaN;
-  const cats = [...new Set([...a, ...b])];
-  let agree = 0;
-  for (let i = 0; i < n; i++) if (a[i] === b[i]) agree++;
-  const po = agree / n;
-  const pe = cats.reduce(
-    (s, c) => s + (a.filter((x) => x === c).length / n) * (b.filter((x) => x === c).length / n),
-    0,
-  );
-  return pe === 1 ? 1 : (po - pe) / (1 - pe);
 }
 
 /** A model file as it was at `commit`, written to a temporary file (the "before" system). */
@@ -350,8 +335,8 @@ function figures(
     .map((s) => [byPair.get(pairKey(s.claimId, s.abstractId)), s] as const)
     .filter((p): p is [Judgement, Judgement] => p[0] !== undefined);
   const kAbout = cohenKappa(
-    pairsSecond.map(([a]) => a.about),
-    pairsSecond.map(([, b]) => b.about),
+    pairsSecond.map(([a]) => String(a.about)),
+    pairsSecond.map(([, b]) => String(b.about)),
   );
   const kLabel = cohenKappa(
     pairsSecond.map(([a]) => a.label),
