@@ -212,6 +212,38 @@ test("the classify threshold is the one that maximises out-of-fold CARDS mean F1
   assert.equal(chooseClassifyThreshold(easy, thresholds, "group-code").threshold, 0.5);
 });
 
+test("the classify rule's single code: the top sub-code of the top group, where the hierarchy falls back to X_0", () => {
+  // Group 1 wins; no sub-code passes its 0.4 threshold: the hierarchy names 1_0, "single" names the likeliest, 1_4.
+  const weak: NarrativeScores = {
+    narrative: 0.9,
+    group: [0, 0.6, 0.4, 0, 0, 0],
+    code: { "1_4": 0.3, "1_1": 0.2 },
+  };
+  assert.deepEqual(decide(weak, thresholds, "group-code", "classify"), ["1_0"]);
+  assert.deepEqual(decide(weak, { ...thresholds, classifyCodes: "single" }, "group-code", "classify"), [
+    "1_4",
+  ]);
+  // Two groups pass: the hierarchy names both, "single" one; the check rule ignores the classify way.
+  const two: NarrativeScores = { ...weak, group: [0, 0.55, 0.52, 0, 0, 0], code: { "1_4": 0.9, "2_1": 0.8 } };
+  assert.deepEqual(decide(two, thresholds, "group-code", "classify"), ["1_4", "2_1"]);
+  assert.deepEqual(decide(two, { ...thresholds, classifyCodes: "single" }, "group-code", "classify"), [
+    "1_4",
+  ]);
+  assert.deepEqual(decide(two, { ...thresholds, classifyCodes: "single" }, "group-code", "check"), [
+    "1_4",
+    "2_1",
+  ]);
+  // Out of fold, one-code gold (as CARDS) where the hierarchy says X_0: the trainer picks a way that names the code.
+  const rows = [
+    ...Array.from({ length: 4 }, () => ({ gold: ["1_4"], scores: weak })),
+    ...[0.1, 0.2].map((p) => ({ gold: ["0_0"], scores: { ...weak, narrative: p } })),
+  ];
+  const chosen = chooseClassifyThreshold(rows, thresholds, "group-code");
+  assert.notEqual(chosen.codes, "group-code");
+  assert.equal(chosen.f1, 1);
+  assert.ok(chosen.atCheck < 1);
+});
+
 test("the classify command writes the classify rule's codes; the classifier's default (check, the product) stays strict", async () => {
   const { FAST_MODEL_FILE, NARRATIVES_MODEL_DIR, NarrativeClassifier, readNarrativeModel } = await import(
     "../src/narratives/classifier.ts"

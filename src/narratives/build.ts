@@ -220,9 +220,12 @@ model's sentence vector reads topic more than stance and it named far more mains
 \`NarrativeClassifier.classify\`):
 a narrative is named exactly when P(narrative) >= 0.5, for precision on mainstream text. **classify** (\`classify\`
 and task 2 of \`predict\`, the shared task's output): a narrative is named from the model's classify threshold,
-chosen out of fold on the CARDS training rows as the one of 0.50, 0.45, ..., 0.05 that maximises mean F1 over the
-codes present (the higher on ties), because the gate's precision costs CARDS-style recall. Chosen:
-${models.map((m) => `${m.encoder ? "full" : "fast"} ${m.thresholds.classifyNarrative ?? 0.5} (out-of-fold CARDS mean F1 ${m.crossValidation.classify?.cardsMeanF1.toFixed(3) ?? "-"}, at 0.5 ${m.crossValidation.classify?.cardsMeanF1AtCheck.toFixed(3) ?? "-"})`).join("; ")}.
+chosen out of fold on the CARDS training rows, with the way it names codes, as the pair that maximises mean F1
+over the codes present (thresholds 0.50, 0.45, ..., 0.05, the higher on ties; ways: the hierarchy with the
+group-code fallback, the hierarchy with the most likely sub-code as fallback, or "single": the most likely sub-code
+of the most likely group, as CARDS gives one code per text), because the gate's precision costs CARDS-style recall.
+Chosen:
+${models.map((m) => `${m.encoder ? "full" : "fast"} ${m.thresholds.classifyNarrative ?? 0.5}, codes ${m.thresholds.classifyCodes ?? m.fallback} (out-of-fold CARDS mean F1 ${m.crossValidation.classify?.cardsMeanF1.toFixed(3) ?? "-"}, at 0.5 ${m.crossValidation.classify?.cardsMeanF1AtCheck.toFixed(3) ?? "-"})`).join("; ")}.
 
 ## Data
 From \`../shared/data\`. Codes: CARDS validation (one code per paragraph, 0_0 = none) and FLICC train + val

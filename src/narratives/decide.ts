@@ -4,11 +4,18 @@
  * lower one), else it is 0_0, alone. Then the groups given a narrative: each
  * group whose P(group | narrative) passes its threshold, or the most likely one when none does (the gate has
  * already said there is a narrative). Then the codes within each chosen group; when none passes, the group code
- * X_0 (annotation guideline) or, as an ablation, the most likely sub-code.
+ * X_0 (annotation guideline) or, as an ablation, the most likely sub-code. The `classify` rule may instead name one
+ * code (ClassifyCodes "single"): the most likely sub-code of the most likely group, as CARDS labels one code per text.
  */
 import { canonicalCodeSet, type Group, groupCode, NO_NARRATIVE, subCodes } from "../taxonomy/cards.ts";
 
 export type Fallback = "group-code" | "argmax";
+
+/**
+ * How the `classify` rule names codes once the gate passes: the hierarchy with either fallback, or "single": the
+ * most likely sub-code of the most likely group (its group code when it has none). Chosen out of fold on CARDS.
+ */
+export type ClassifyCodes = Fallback | "single";
 
 /**
  * Which decision rule: `check` (the product: `check`, the API, the page) names a narrative only when P(narrative)
@@ -37,6 +44,8 @@ export interface Thresholds {
   code: Record<string, number>;
   /** The `classify` rule's threshold on P(narrative) (absent in older models: NARRATIVE_THRESHOLD). */
   classifyNarrative?: number;
+  /** How the `classify` rule names codes (absent in older models: the model's fallback, hierarchy). */
+  classifyCodes?: ClassifyCodes;
 }
 
 /** The threshold on P(narrative) of a rule. */
@@ -52,6 +61,8 @@ export function decide(
   rule: DecisionRule = "check",
 ): string[] {
   if (!(scores.narrative >= gateThreshold(thresholds, rule))) return [NO_NARRATIVE];
+  const codesRule = rule === "classify" ? (thresholds.classifyCodes ?? fallback) : fallback;
+  if (codesRule === "single") return [topCode(scores)];
   let groups = NARRATIVE_GROUPS.filter((g) => scores.group[g] >= thresholds.group[g]);
   if (groups.length === 0)
     groups = [NARRATIVE_GROUPS.reduce((a, b) => ((scores.group[b] ?? 0) > (scores.group[a] ?? 0) ? b : a))];
@@ -60,11 +71,19 @@ export function decide(
     const subs = subCodes(g);
     const passing = subs.filter((c) => (scores.code[c] ?? 0) >= (thresholds.code[c] ?? 1));
     if (passing.length > 0) codes.push(...passing);
-    else if (fallback === "group-code") codes.push(groupCode(g));
+    else if (codesRule === "group-code") codes.push(groupCode(g));
     else codes.push(subs.reduce((a, b) => ((scores.code[b] ?? 0) > (scores.code[a] ?? 0) ? b : a)));
   }
   // canonicalCodeSet validates every code and orders them.
   return canonicalCodeSet(codes);
+}
+
+/** The most likely sub-code of the most likely group (its group code when the group has no sub-codes). */
+function topCode(scores: NarrativeScores): string {
+  const g = NARRATIVE_GROUPS.reduce((a, b) => ((scores.group[b] ?? 0) > (scores.group[a] ?? 0) ? b : a));
+  const subs = subCodes(g);
+  if (subs.length === 0) return groupCode(g);
+  return subs.reduce((a, b) => ((scores.code[b] ?? 0) > (scores.code[a] ?? 0) ? b : a));
 }
 
 /**

@@ -2,7 +2,13 @@
 import { type LogisticJson, LogisticModel, sigmoid } from "../learning/logistic.ts";
 import { Mlp, type MlpJson } from "../learning/mlp.ts";
 import type { SparseVector } from "../learning/sparse.ts";
-import { type Fallback, NARRATIVE_GROUPS, type NarrativeScores, type Thresholds } from "./decide.ts";
+import {
+  type ClassifyCodes,
+  type Fallback,
+  NARRATIVE_GROUPS,
+  type NarrativeScores,
+  type Thresholds,
+} from "./decide.ts";
 import { type FeaturesJson, NarrativeFeatures } from "./features.ts";
 
 /** What the classifier needs from a sentence encoder (structurally the project's SentenceEncoder). */
@@ -68,7 +74,7 @@ export interface NarrativeModelJson {
     /** Whether GWSD joined the gate, and the linear gate's worst ratios with and without it when cross-validated. */
     gwsd?: { used: boolean; worstWith?: number; worstWithout?: number };
     /** The classify rule's threshold on P(narrative), its out-of-fold CARDS mean F1, and that at the check rule's. */
-    classify?: { threshold: number; cardsMeanF1: number; cardsMeanF1AtCheck: number };
+    classify?: { threshold: number; codes?: ClassifyCodes; cardsMeanF1: number; cardsMeanF1AtCheck: number };
   };
   settings: Record<string, unknown>;
 }

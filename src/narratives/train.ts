@@ -17,6 +17,7 @@ import { type Group, groupOf, NARRATIVES, NO_NARRATIVE, subCodes } from "../taxo
 import type { NarrativeExample } from "../types.ts";
 import { countBySource, type StanceExample, splitKey } from "./data.ts";
 import {
+  type ClassifyCodes,
   decide,
   type Fallback,
   NARRATIVE_GROUPS,
@@ -647,9 +648,13 @@ export async function trainNarrativeModel(
   });
   const classify = chooseClassifyThreshold(scored, codeThresholds, options.fallback);
   log(
-    `classify rule: P(narrative) >= ${classify.threshold} (out-of-fold CARDS mean F1 ${classify.f1.toFixed(3)}, at 0.5 ${classify.atCheck.toFixed(3)})`,
+    `classify rule: P(narrative) >= ${classify.threshold}, codes ${classify.codes} (out-of-fold CARDS mean F1 ${classify.f1.toFixed(3)}, at 0.5 ${classify.atCheck.toFixed(3)})`,
   );
-  const thresholds: Thresholds = { ...codeThresholds, classifyNarrative: classify.threshold };
+  const thresholds: Thresholds = {
+    ...codeThresholds,
+    classifyNarrative: classify.threshold,
+    classifyCodes: classify.codes,
+  };
   log("final fit");
   const final = fitCodes(groupRows, codeRows, features.dim, options.l2, -2);
   const { encoder: _e, log: _l, ...settings } = options;
@@ -678,6 +683,7 @@ export async function trainNarrativeModel(
       },
       classify: {
         threshold: classify.threshold,
+        codes: classify.codes,
         cardsMeanF1: classify.f1,
         cardsMeanF1AtCheck: classify.atCheck,
       },
@@ -692,28 +698,40 @@ export const CLASSIFY_THRESHOLD_GRID: readonly number[] = Array.from(
   (_, i) => 0.5 - 0.05 * i,
 );
 
+/** The classify rule's ways of naming codes, tried in this order (ties keep the earlier: the hierarchy first). */
+export const CLASSIFY_CODES: readonly ClassifyCodes[] = ["group-code", "argmax", "single"];
+
 /**
- * The classify rule's threshold on P(narrative): the one of CLASSIFY_THRESHOLD_GRID whose decisions give the best
- * mean F1 over the codes present on `rows` (out-of-fold scores of the CARDS training rows), the higher threshold on
- * ties. With no rows, the check rule's.
+ * The classify rule: the threshold on P(narrative) of CLASSIFY_THRESHOLD_GRID and the way of naming codes
+ * (CLASSIFY_CODES, starting from the model's fallback) whose decisions give the best mean F1 over the codes present
+ * on `rows` (out-of-fold scores of the CARDS training rows), the higher threshold and the earlier way on ties.
+ * `atCheck` is that F1 at the check rule's threshold with the model's fallback. With no rows, the check rule's.
  */
 export function chooseClassifyThreshold(
   rows: readonly { gold: readonly string[]; scores: NarrativeScores }[],
   thresholds: Thresholds,
   fallback: Fallback,
-): { threshold: number; f1: number; atCheck: number } {
-  const f1At = (t: number) =>
+): { threshold: number; codes: ClassifyCodes; f1: number; atCheck: number } {
+  const f1At = (t: number, codes: ClassifyCodes) =>
     meanF1OverPresent(
-      rows.map((r) => decide(r.scores, { ...thresholds, classifyNarrative: t }, fallback, "classify")),
+      rows.map((r) =>
+        decide(r.scores, { ...thresholds, classifyNarrative: t, classifyCodes: codes }, fallback, "classify"),
+      ),
       rows.map((r) => r.gold),
     );
-  const atCheck = rows.length ? f1At(NARRATIVE_THRESHOLD) : 0;
-  let best = { threshold: NARRATIVE_THRESHOLD, f1: atCheck };
+  const atCheck = rows.length ? f1At(NARRATIVE_THRESHOLD, fallback) : 0;
+  let best: { threshold: number; codes: ClassifyCodes; f1: number } = {
+    threshold: NARRATIVE_THRESHOLD,
+    codes: fallback,
+    f1: atCheck,
+  };
   if (rows.length === 0) return { ...best, atCheck };
-  for (const t of CLASSIFY_THRESHOLD_GRID) {
-    const f1 = f1At(t);
-    if (f1 > best.f1 + 1e-12) best = { threshold: Number(t.toFixed(2)), f1 };
-  }
+  const ways = [fallback, ...CLASSIFY_CODES.filter((c) => c !== fallback)];
+  for (const codes of ways)
+    for (const t of CLASSIFY_THRESHOLD_GRID) {
+      const f1 = f1At(t, codes);
+      if (f1 > best.f1 + 1e-12) best = { threshold: Number(t.toFixed(2)), codes, f1 };
+    }
   return { ...best, atCheck };
 }
 
