@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DataError } from "../src/data/errors.ts";
-import { MAX_K } from "../src/pipeline/pipeline.ts";
+import { aboutFirst, headSize, MAX_K } from "../src/pipeline/pipeline.ts";
 import { type TestPipeline, testPipeline } from "./pipeline-fixtures.ts";
 import { ABSTRACTS } from "./retrieval-fixtures.ts";
 
@@ -138,19 +138,55 @@ test("an abstract below the relevance gate is not about the claim: NEI, no ratio
     },
   });
   try {
-    const r = await gated.pipeline.check(SOLAR, { k: 3 });
-    const top = r.evidence[0];
-    assert.equal(top.abstract_id, "a3");
+    const r = await gated.pipeline.check(SOLAR, { k: 5 });
+    // The gated abstract is the retriever's first, shown after the four the gate passes (about first).
+    const top = r.evidence[4];
+    assert.deepEqual([top.abstract_id, top.rank], ["a3", 1]);
     assert.deepEqual([top.about_claim, top.relevance, top.label], [false, 0.1, "Not Enough Information"]);
     // relevance x the verifier's (0.1, 0.8, 0.1), the rest NEI: the label is the top class shown.
     assert.deepEqual([top.p_supports, top.p_refutes, top.p_nei, top.confidence], [0.01, 0.08, 0.91, 0.91]);
     assert.deepEqual(top.rationale_indices, []);
     assert.equal(r.summary.not_about_claim, r.evidence.filter((e) => !e.about_claim).length);
     assert.equal(r.summary.refutes, 0, "the gated Refutes is not counted");
-    for (const e of r.evidence.slice(1)) assert.deepEqual([e.about_claim, e.relevance], [true, 0.9]);
+    for (const e of r.evidence.slice(0, 4)) assert.deepEqual([e.about_claim, e.relevance], [true, 0.9]);
     // verify tells the same story for the same pair.
     const v = await gated.pipeline.verify(SOLAR, "a3");
     assert.deepEqual([v.label, v.about_claim, v.p_nei], [top.label, false, top.p_nei]);
+  } finally {
+    await gated.cleanup();
+  }
+});
+
+test("about first: abstracts the gate passes are shown first, each group in retrieval order, k at most", () => {
+  assert.deepEqual(aboutFirst([0.1, 0.9, 0.2, 0.6, 0.7, 0.05], 3), [1, 3, 4]);
+  assert.deepEqual(aboutFirst([0.1, 0.9, 0.2, 0.6], 3), [1, 3, 0]);
+  // Without a gate (null), retrieval order; a probability of exactly the gate passes.
+  assert.deepEqual(aboutFirst([null, null, null], 2), [0, 1]);
+  assert.deepEqual(aboutFirst([0.2, 0.5], 1), [1]);
+  assert.deepEqual([headSize(5), headSize(1), headSize(50)], [10, 2, 60]);
+});
+
+test("with a gate, check reads the top 2k with it and verifies only the k it shows", async () => {
+  // The gate passes only abstracts that mention the sun: ranked low by the retriever, they come first.
+  const gated = await testPipeline({
+    relevance: {
+      probabilities: async (_claim, docs) =>
+        docs.map((d) => (d.sentences.some((s) => /\bsun\b/i.test(s)) ? 0.9 : 0.1)),
+    },
+  });
+  try {
+    gated.verifierCalls.length = 0;
+    const r = await gated.pipeline.check(SOLAR, { k: 1 });
+    assert.deepEqual(gated.verifierCalls, [1]);
+    assert.equal(r.evidence.length, 1);
+    assert.equal(r.evidence[0].about_claim, true);
+    const plain = await t.pipeline.check(SOLAR, { k: 2 });
+    // The shown abstract is one of the top 2 the retriever ranks, with its retrieval rank.
+    assert.ok(plain.evidence.some((e) => e.abstract_id === r.evidence[0].abstract_id));
+    assert.equal(
+      r.evidence[0].rank,
+      plain.evidence.findIndex((e) => e.abstract_id === r.evidence[0].abstract_id) + 1,
+    );
   } finally {
     await gated.cleanup();
   }

@@ -46,6 +46,23 @@ import { assess } from "./summary.ts";
 export const MAX_K = 50;
 export const DEFAULT_K = 5;
 
+/**
+ * How many retrieved abstracts `check` reads with the relevance gate to fill k places: the top 2k (at most k + 10).
+ * Those the gate passes as about the claim are shown first, in retrieval order, then the rest in retrieval order:
+ * an abstract about the claim at rank 7 is worth more to a fact-checker than an off-subject one at rank 3.
+ */
+export const headSize = (k: number): number => Math.min(2 * k, k + 10);
+
+/**
+ * The k of `relevance` (P(about) per retrieved abstract, in retrieval order; null when there is no gate) to show:
+ * the indices the gate passes, then the others, each in retrieval order. Without a gate, the first k.
+ */
+export function aboutFirst(relevance: readonly (number | null)[], k: number): number[] {
+  const order = relevance.map((_, i) => i);
+  const passed = (i: number) => relevance[i] !== null && (relevance[i] as number) >= RELEVANCE_GATE;
+  return [...order.filter(passed), ...order.filter((i) => !passed(i))].slice(0, k);
+}
+
 /** An abstract given as text instead of an index id. */
 export interface AbstractText {
   abstract: string;
@@ -250,11 +267,22 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       const tNarratives = ms(started);
 
       const t1 = performance.now();
-      const found = await retriever.retrieve(claim, k);
-      const foundDocs = found.map((h) => docs.get(h.docno));
+      const head = await retriever.retrieve(claim, parts.relevance ? headSize(k) : k);
+      const headDocs = head.map((h) => docs.get(h.docno));
       const tRetrieval = ms(t1);
 
       const t2 = performance.now();
+      const headSentences = headDocs.map((d) => abstractSentences(d));
+      const headRelevance = await relevanceOf(
+        claim,
+        headDocs.map((d, i) => ({
+          sentences: headSentences[i],
+          title: d.title,
+          vector: storedLead?.vector(head[i].docno),
+        })),
+      );
+      const shown = aboutFirst(headRelevance, k);
+      const foundDocs = shown.map((i) => headDocs[i]);
       const verdicts = await verifier.verifyPairs(
         foundDocs.map((d) => ({
           claim,
@@ -264,24 +292,15 @@ export function createPipeline(parts: PipelineParts): Pipeline {
           sentences: d.sentences,
         })),
       );
-      const docSentences = foundDocs.map((d) => abstractSentences(d));
-      const relevance = await relevanceOf(
-        claim,
-        foundDocs.map((d, i) => ({
-          sentences: docSentences[i],
-          title: d.title,
-          vector: storedLead?.vector(found[i].docno),
-        })),
-      );
-      const evidence: Evidence[] = foundDocs.map((d, i) => {
-        const sentences = docSentences[i];
-        const v = pairVerdict(d.id, d.title ?? null, sentences, verdicts[i], relevance[i]);
+      const evidence: Evidence[] = shown.map((h, i) => {
+        const d = headDocs[h];
+        const v = pairVerdict(d.id, d.title ?? null, headSentences[h], verdicts[i], headRelevance[h]);
         return {
           ...v,
           abstract_id: d.id,
           ...links(d),
-          rank: i + 1,
-          retrieval_score: r4(found[i].score),
+          rank: h + 1,
+          retrieval_score: r4(head[h].score),
         };
       });
       const tVerification = ms(t2);
