@@ -270,7 +270,7 @@ read once (2026-12-02) and is not read here: this bench never calls its loader, 
 text not of the dev split (assertDevSplit, test/narratives-bench-dev.test.ts). One run evaluates the shipped
 models/narratives/fast.json under the check rule (P(narrative) >= ${NARRATIVE_THRESHOLD}; \`check\`, the API and the page) and
 the classify rule (threshold ${fastJson.thresholds.classifyNarrative ?? NARRATIVE_THRESHOLD}; \`classify --fast\`), and full.json under the classify rule
-(\`classify\`, \`predict\`; its classify threshold is ${fullJson.thresholds.classifyNarrative ?? NARRATIVE_THRESHOLD}, the same as check), beside
+(\`classify\`, \`predict\`; its classify threshold is ${fullJson.thresholds.classifyNarrative ?? NARRATIVE_THRESHOLD}, codes named by ${fullJson.thresholds.classifyCodes ?? fullJson.fallback}), beside
 the baselines trained in this run on the same rows: word + char TF-IDF one-vs-rest argmax, alone and with the USE-lite
 sentence vector (bench/narratives.ts trainBaselines, the code section narratives uses), each on the ${data.train.length} coded
 rows (CARDS validation + FLICC train/val, hash split, and the written texts' train split) and on those plus every
