@@ -15,6 +15,15 @@ after(async () => {
 
 const SOLAR = "Solar irradiance explains the warming since 1950";
 
+/** A pipeline whose stub gate gives abstracts that mention the sun P(about) `sun`, the others `other`. */
+const sunGated = (sun: number, other: number) =>
+  testPipeline({
+    relevance: {
+      probabilities: async (_claim, docs) =>
+        docs.map((d) => (d.sentences.some((s) => /\bsun\b/i.test(s)) ? sun : other)),
+    },
+  });
+
 test("check returns the top k abstracts, verified in one batch, with their sentences, rationale and links", async () => {
   t.verifierCalls.length = 0;
   const r = await t.pipeline.check(SOLAR, { k: 3 });
@@ -131,12 +140,7 @@ test("verify takes an abstract id or a text; abstract looks an id up", async () 
 
 test("an abstract below the relevance gate is not about the claim: NEI, no rationale, out of the summary", async () => {
   // A stub gate: abstracts about the sun are off-topic, the rest on-topic.
-  const gated = await testPipeline({
-    relevance: {
-      probabilities: async (_claim, docs) =>
-        docs.map((d) => (d.sentences.some((s) => /\bsun\b/i.test(s)) ? 0.1 : 0.9)),
-    },
-  });
+  const gated = await sunGated(0.1, 0.9);
   try {
     const r = await gated.pipeline.check(SOLAR, { k: 5 });
     // The gated abstract is the retriever's first, shown after the four the gate passes (about first).
@@ -168,12 +172,7 @@ test("about first: abstracts the gate passes are shown first, each group in retr
 
 test("with a gate, check reads the top 2k with it and verifies only the k it shows", async () => {
   // The gate passes only abstracts that mention the sun: ranked low by the retriever, they come first.
-  const gated = await testPipeline({
-    relevance: {
-      probabilities: async (_claim, docs) =>
-        docs.map((d) => (d.sentences.some((s) => /\bsun\b/i.test(s)) ? 0.9 : 0.1)),
-    },
-  });
+  const gated = await sunGated(0.9, 0.1);
   try {
     gated.verifierCalls.length = 0;
     const r = await gated.pipeline.check(SOLAR, { k: 1 });

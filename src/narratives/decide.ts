@@ -64,26 +64,30 @@ export function decide(
   const codesRule = rule === "classify" ? (thresholds.classifyCodes ?? fallback) : fallback;
   if (codesRule === "single") return [topCode(scores)];
   let groups = NARRATIVE_GROUPS.filter((g) => scores.group[g] >= thresholds.group[g]);
-  if (groups.length === 0)
-    groups = [NARRATIVE_GROUPS.reduce((a, b) => ((scores.group[b] ?? 0) > (scores.group[a] ?? 0) ? b : a))];
+  if (groups.length === 0) groups = [likeliestGroup(scores)];
   const codes: string[] = [];
   for (const g of groups) {
     const subs = subCodes(g);
     const passing = subs.filter((c) => (scores.code[c] ?? 0) >= (thresholds.code[c] ?? 1));
     if (passing.length > 0) codes.push(...passing);
     else if (codesRule === "group-code") codes.push(groupCode(g));
-    else codes.push(subs.reduce((a, b) => ((scores.code[b] ?? 0) > (scores.code[a] ?? 0) ? b : a)));
+    else codes.push(likeliestCode(scores, subs));
   }
   // canonicalCodeSet validates every code and orders them.
   return canonicalCodeSet(codes);
 }
 
+const likeliestGroup = (scores: NarrativeScores): Group =>
+  NARRATIVE_GROUPS.reduce((a, b) => ((scores.group[b] ?? 0) > (scores.group[a] ?? 0) ? b : a));
+
+const likeliestCode = (scores: NarrativeScores, codes: readonly string[]): string =>
+  codes.reduce((a, b) => ((scores.code[b] ?? 0) > (scores.code[a] ?? 0) ? b : a));
+
 /** The most likely sub-code of the most likely group (its group code when the group has no sub-codes). */
 function topCode(scores: NarrativeScores): string {
-  const g = NARRATIVE_GROUPS.reduce((a, b) => ((scores.group[b] ?? 0) > (scores.group[a] ?? 0) ? b : a));
+  const g = likeliestGroup(scores);
   const subs = subCodes(g);
-  if (subs.length === 0) return groupCode(g);
-  return subs.reduce((a, b) => ((scores.code[b] ?? 0) > (scores.code[a] ?? 0) ? b : a));
+  return subs.length === 0 ? groupCode(g) : likeliestCode(scores, subs);
 }
 
 /**

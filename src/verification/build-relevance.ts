@@ -213,19 +213,15 @@ const common = (p: SourcedExample, first: SourcedExample) => ({
 /** The feature sets tried: names as the model file lists them. */
 const INTERACTING = [USE_FEATURE, "soft_title", "soft_lead", "rare3_lead", "claim_climate"];
 const products = INTERACTING.flatMap((a, i) => INTERACTING.slice(i + 1).map((b) => `${a}*${b}`));
+/** The first topic features (the distributions compared); the rest describe their shape. */
+const TOPIC_BASE = TOPIC_FEATURES.slice(0, 4);
 export const FEATURE_SETS: Record<string, readonly string[]> = {
   lexical: RELEVANCE_FEATURES,
   "v2 (lexical+use)": [...RELEVANCE_FEATURES, USE_FEATURE],
   "use+subject": [USE_FEATURE, ...SUBJECT_FEATURES],
   "v3 (lexical+use+subject)": [...RELEVANCE_FEATURES, USE_FEATURE, ...SUBJECT_FEATURES],
   "v3+products": [...RELEVANCE_FEATURES, USE_FEATURE, ...SUBJECT_FEATURES, ...products],
-  "v3+products+topics": [
-    ...RELEVANCE_FEATURES,
-    USE_FEATURE,
-    ...SUBJECT_FEATURES,
-    ...products,
-    ...TOPIC_FEATURES.slice(0, 4),
-  ],
+  "v3+products+topics": [...RELEVANCE_FEATURES, USE_FEATURE, ...SUBJECT_FEATURES, ...products, ...TOPIC_BASE],
   // The distributions' shape too: same top code, shared top-3 codes, shared mass, and how sure each reading is.
   "v3+products+topics+shape": [
     ...RELEVANCE_FEATURES,
@@ -239,12 +235,8 @@ export const FEATURE_SETS: Record<string, readonly string[]> = {
     USE_FEATURE,
     ...SUBJECT_FEATURES,
     ...products,
-    ...TOPIC_FEATURES.slice(0, 4),
-    ...TOPIC_FEATURES.slice(0, 4).flatMap((t) => [
-      `${t}*${USE_FEATURE}`,
-      `${t}*soft_lead`,
-      `${t}*rare3_lead`,
-    ]),
+    ...TOPIC_BASE,
+    ...TOPIC_BASE.flatMap((t) => [`${t}*${USE_FEATURE}`, `${t}*soft_lead`, `${t}*rare3_lead`]),
   ],
 };
 

@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { loadModelFile } from "../data/model-file.ts";
 import { MODELS_DIR } from "../data/paths.ts";
 import { cosine, dot } from "../encoders/vector.ts";
-import { argmax } from "../learning/decision-weights.ts";
 import { type LogisticJson, LogisticModel } from "../learning/logistic.ts";
 import { concatSparse, type SparseVector, sparseFromDense } from "../learning/sparse.ts";
 import { type TfidfJson, TfidfVectorizer } from "../learning/tfidf.ts";
@@ -97,8 +96,8 @@ export function topicFeatures(claim: Float32Array, abstract: Float32Array): numb
     dot(claim, abstract),
     cosine(claim, abstract),
     // How much the abstract is about the claim's likeliest subject, and the claim about the abstract's.
-    abstract[argmax(claim)],
-    claim[argmax(abstract)],
+    abstract[claimTop[0]],
+    claim[abstractTop[0]],
     claimTop[0] === abstractTop[0] ? 1 : 0,
     claimTop.filter((c) => abstractTop.includes(c)).length / 3,
     // The probability mass both put on the same codes; the entropies say how sure each reading is.
