@@ -166,6 +166,8 @@ test("the own weight is chosen by out-of-fold F1 on own pairs, guarded by the ot
   assert.equal(reference.own, 0);
   assert.ok(reference.guarded);
   for (const t of choice.trials) assert.equal(t.guarded, t.oof.scifact >= reference.oof.scifact - GUARD);
+  // No own pair is judged here, so the choice falls back on all own pairs.
+  assert.ok(choice.trials.every((t) => Number.isNaN(t.judged)));
   const best = Math.max(...choice.trials.filter((t) => t.guarded).map((t) => t.oof.own));
   assert.ok(choice.chosen.guarded);
   assert.equal(choice.chosen.oof.own, best);
@@ -179,6 +181,20 @@ test("the own weight is chosen by out-of-fold F1 on own pairs, guarded by the ot
   const zero = trained.refit(trained.model.pairGroups as never, { sourceWeights: { own: 0 } }).model;
   const four = trained.refit(trained.model.pairGroups as never, { sourceWeights: { own: 4 } }).model;
   assert.notDeepEqual(zero.pairs.multi.model, four.pairs.multi.model);
+});
+
+test("with judged own pairs, the own weight is chosen by their out-of-fold F1 alone", async () => {
+  // Every other own pair is judged; the written ones (the rest) do not count for the choice.
+  const own = pairs(90, "o", "own").map((e, i) => (i % 2 ? e : { ...e, judged: true }));
+  const train = [...pairs(150, "s", "scifact"), ...own];
+  const trained = await trainVerificationModel(train, { folds: 2 });
+  const choice = chooseOwnWeight(trained, train);
+  assert.ok(choice.trials.every((t) => t.judged >= 0 && t.judged <= 1));
+  const best = Math.max(...choice.trials.filter((t) => t.guarded).map((t) => t.judged));
+  assert.equal(choice.chosen.judged, best);
+  // Ties go to the smaller weight.
+  const first = choice.trials.find((t) => t.guarded && t.judged === best);
+  assert.equal(choice.chosen.own, first?.own);
 });
 
 test("judged figures: weighted F1 and the Supports/Refutes shown judged otherwise or the opposite way", () => {

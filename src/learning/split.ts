@@ -32,3 +32,33 @@ export function claimFolds(claimIds: readonly string[], folds: number): { fit: n
   });
   return splits;
 }
+
+/**
+ * Rows that share any key (a claim, an abstract) end in one group, named by its smallest key: folds over these
+ * groups hold out every row tied to a held-out row. SciFact writes each refuted claim as the negation of a
+ * supported one on the same abstract; folds by claim alone put the sibling in the fit, and an out-of-fold model
+ * then learns the abstract's label from it, the wrong way round.
+ */
+export function linkedGroups(keys: readonly (readonly string[])[]): string[] {
+  const parent = new Map<string, string>();
+  const find = (k: string): string => {
+    let root = k;
+    while (parent.get(root) !== root) root = parent.get(root) as string;
+    for (let x = k; x !== root; ) {
+      const next = parent.get(x) as string;
+      parent.set(x, root);
+      x = next;
+    }
+    return root;
+  };
+  for (const row of keys) {
+    if (row.length === 0) throw new RangeError("every row needs at least one key");
+    for (const k of row) if (!parent.has(k)) parent.set(k, k);
+    for (const k of row.slice(1)) {
+      const [a, b] = [find(row[0]), find(k)];
+      // The smaller key is the root, so a group's name does not depend on row order.
+      if (a !== b) a < b ? parent.set(b, a) : parent.set(a, b);
+    }
+  }
+  return keys.map((row) => find(row[0]));
+}

@@ -13,7 +13,7 @@ import { expectedCalibrationError, fitTemperature, softmaxWithTemperature } from
 import { argmax, tuneDecisionWeights, weightedArgmax } from "../learning/decision-weights.ts";
 import { trainLogistic } from "../learning/logistic.ts";
 import type { SparseVector } from "../learning/sparse.ts";
-import { claimFolds } from "../learning/split.ts";
+import { claimFolds, linkedGroups } from "../learning/split.ts";
 import { fitStandardiser, standardise } from "../learning/standardise.ts";
 import { LABELS, type Label, NEI } from "../types.ts";
 import type { ClaimNarrativeJson } from "./claim-narrative.ts";
@@ -87,14 +87,40 @@ const claimKey = (claim: string) => claim.toLowerCase().replace(/\W+/g, " ").tri
 
 /**
  * Some claims come twice under different ids (38 train pairs repeat a dev claim's text); those train pairs are
- * dropped so no dev claim is seen in training. The dev side stays as split, so dev figures stay comparable.
+ * dropped so no dev claim is seen in training. SciFact writes a refuted claim as the negation of a supported one on
+ * the same abstract, and the two ids can fall on either side of the split: a train pair on the abstract of a
+ * SciFact dev pair tells the model that dev pair's answer (the wrong way round for a negated sibling), so those
+ * train pairs are dropped too. The dev side stays as split, so dev figures stay comparable.
  */
-export function dropLeaks<T extends { claim: string }>(split: {
+export function dropLeaks<T extends { claim: string; source?: string; abstractId?: string }>(split: {
   train: T[];
   dev: T[];
 }): { train: T[]; dev: T[] } {
   const devClaims = new Set(split.dev.map((e) => claimKey(e.claim)));
-  return { train: split.train.filter((e) => !devClaims.has(claimKey(e.claim))), dev: split.dev };
+  const devAbstracts = new Set(split.dev.flatMap((e) => (e.source === "scifact" ? [e.abstractId] : [])));
+  return {
+    train: split.train.filter(
+      (e) => !devClaims.has(claimKey(e.claim)) && !(e.source === "scifact" && devAbstracts.has(e.abstractId)),
+    ),
+    dev: split.dev,
+  };
+}
+
+/**
+ * The fold group of each train pair: its claim, joined with every pair on the same abstract where pairs were
+ * written from that abstract (SciFact's claims and their negations, our claims written from abstracts), so no
+ * out-of-fold model sees a held-out pair's sibling. Judged pairs and Climate-FEVER stay grouped by claim.
+ */
+export function foldGroups(
+  train: readonly Pick<SourcedExample, "source" | "judged" | "claimId" | "abstractId">[],
+): string[] {
+  return linkedGroups(
+    train.map((e) =>
+      e.source === "scifact" || (e.source === "own" && !e.judged)
+        ? [e.claimId, `${e.source}:${e.abstractId}`]
+        : [e.claimId],
+    ),
+  );
 }
 
 export interface TrainOptions {
@@ -241,6 +267,7 @@ export async function trainVerificationModel(
   const pairL2 = options.pairL2 ?? 1e-1;
   const defaultGroups = options.pairGroups ?? [...DEFAULT_PAIR_GROUPS];
   const withStance = options.stance ?? defaultGroups.includes("stance");
+  const foldGroup = foldGroups(train);
 
   // 0. Text profiles once; document frequencies over the distinct train texts (claims and sentences).
   const memo = profileMemo();
@@ -335,7 +362,7 @@ export async function trainVerificationModel(
       );
     const oof: Float32Array[] = new Array(rows.length);
     claimFolds(
-      rows.map((s) => train[s.pair].claimId),
+      rows.map((s) => foldGroup[s.pair]),
       folds,
     ).forEach((split, f) => {
       const m = fit(split.fit);
@@ -356,10 +383,7 @@ export async function trainVerificationModel(
   const tfX: SparseVector[] = train.map((e) => pairTfidfFeatures(tfidf, e));
   const pairY = train.map((e) => labelIndex(e.label));
   const oofTfidf: Float32Array[] = new Array(train.length);
-  claimFolds(
-    train.map((e) => e.claimId),
-    folds,
-  ).forEach((split, f) => {
+  claimFolds(foldGroup, folds).forEach((split, f) => {
     const fit = split.fit.filter((i) => stacked(train[i]));
     const m = fitTfidfPairLR(
       fit.map((i) => tfX[i]),
@@ -414,7 +438,7 @@ export async function trainVerificationModel(
       );
     const oofLogits = new Map<number, Float32Array>();
     for (const split of claimFolds(
-      idx.map((i) => train[i].claimId),
+      idx.map((i) => foldGroup[i]),
       folds,
     )) {
       const m = fit(split.fit);
