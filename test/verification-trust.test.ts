@@ -14,6 +14,7 @@ import {
 import { loadVerificationModel, openBuiltinVerifier } from "../src/verification/builtin.ts";
 import { contrastClaim } from "../src/verification/contrast.ts";
 import { contrastGuard, partProbs } from "../src/verification/model.ts";
+import { builtinAbstracts } from "../src/verification/own-data.ts";
 import { gatedProbs, loadRelevanceGate, RELEVANCE_GATE } from "../src/verification/relevance.ts";
 import { loadVerificationData } from "../src/verification/train.ts";
 import { agreesWithProbs, probsToArray } from "../src/verification/verifier.ts";
@@ -95,6 +96,49 @@ test("direction check: a text that supports a claim's contrast as much as the cl
   assert.ok(agreesWithProbs(both));
   // The claim is preferred over its contrast: left as it is.
   assert.equal(contrastGuard(v, { supports: 0.2, refutes: 0.5, nei: 0.3 }, candidates), v);
+});
+
+test("direction check: a text that refutes a claim's contrast as much as the claim refutes neither", () => {
+  const v = {
+    label: "Refutes" as const,
+    confidence: 0.55,
+    probs: { supports: 0.15, refutes: 0.55, nei: 0.3 },
+    rationale: [0],
+  };
+  const candidates = [{ index: 0, selector: 0.9 }];
+  const both = contrastGuard(v, { supports: 0.1, refutes: 0.6, nei: 0.3 }, candidates);
+  assert.equal(both.label, "Not Enough Information");
+  assert.deepEqual(
+    probsToArray(both.probs).map((x) => Number(x.toFixed(3))),
+    [0.15, 0.275, 0.575],
+  );
+  assert.deepEqual(both.rationale, []);
+  // The contrast is supported, as it should be when the claim is refuted: left as it is.
+  assert.equal(contrastGuard(v, { supports: 0.6, refutes: 0.1, nei: 0.3 }, candidates), v);
+  // NEI is never touched.
+  const nei = {
+    ...v,
+    label: "Not Enough Information" as const,
+    confidence: 0.5,
+    probs: { supports: 0.2, refutes: 0.3, nei: 0.5 },
+  };
+  assert.equal(contrastGuard(nei, { supports: 0.1, refutes: 0.8, nei: 0.1 }, candidates), nei);
+});
+
+test("the shipped verifier: a contrarian abstract that says what a negated claim says is not shown refuting it", async () => {
+  // A built-in abstract (tide gauges "certainly not positively accelerating"): before the Refutes direction check
+  // the shipped verifier called it Refutes for "Sea level rise is not accelerating", as SciFact's negated claims
+  // taught it.
+  const doc = (await builtinAbstracts())("arXiv:1303.5519");
+  assert.ok(doc, "arXiv:1303.5519 is in the built-in corpus");
+  const verifier = await openBuiltinVerifier();
+  const v = await verifier.verify("Sea level rise is not accelerating", {
+    abstract: doc.sentences.join(" "),
+    sentences: doc.sentences,
+    title: doc.title,
+  });
+  assert.notEqual(v.label, "Refutes", JSON.stringify(v.probs));
+  await verifier.close();
 });
 
 test("a contrast pair through the shipped verifier: claim and contrast are never both Supports", async () => {
