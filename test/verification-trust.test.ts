@@ -80,50 +80,53 @@ test("contrast rule: direction swaps and negations, CheckList style", () => {
   assert.equal(contrastClaim("Polar bears"), undefined);
 });
 
-test("direction check: a text that supports a claim's contrast as much as the claim does not support either", () => {
-  const v = {
+/** Each side of the direction check: the claim's verdict, a contrast that takes the same side, the result. */
+const GUARD_CASES = [
+  {
     label: "Supports" as const,
-    confidence: 0.6,
     probs: { supports: 0.6, refutes: 0.1, nei: 0.3 },
-    rationale: [0],
-  };
-  const candidates = [{ index: 0, selector: 0.9 }];
-  // The contrast is supported more: half of P(Supports) moves to NEI, which is then the top class.
-  const both = contrastGuard(v, { supports: 0.7, refutes: 0.1, nei: 0.2 }, candidates);
-  assert.equal(both.label, "Not Enough Information");
-  assert.deepEqual(probsToArray(both.probs), [0.3, 0.1, 0.6]);
-  assert.deepEqual(both.rationale, []);
-  assert.ok(agreesWithProbs(both));
-  // The claim is preferred over its contrast: left as it is.
-  assert.equal(contrastGuard(v, { supports: 0.2, refutes: 0.5, nei: 0.3 }, candidates), v);
-});
-
-test("direction check: a text that refutes a claim's contrast as much as the claim refutes neither", () => {
-  const v = {
+    sameSide: { supports: 0.7, refutes: 0.1, nei: 0.2 },
+    otherSide: { supports: 0.2, refutes: 0.5, nei: 0.3 },
+    guarded: [0.3, 0.1, 0.6],
+  },
+  {
     label: "Refutes" as const,
-    confidence: 0.55,
     probs: { supports: 0.15, refutes: 0.55, nei: 0.3 },
-    rationale: [0],
-  };
-  const candidates = [{ index: 0, selector: 0.9 }];
-  const both = contrastGuard(v, { supports: 0.1, refutes: 0.6, nei: 0.3 }, candidates);
-  assert.equal(both.label, "Not Enough Information");
-  assert.deepEqual(
-    probsToArray(both.probs).map((x) => Number(x.toFixed(3))),
-    [0.15, 0.275, 0.575],
-  );
-  assert.deepEqual(both.rationale, []);
-  // The contrast is supported, as it should be when the claim is refuted: left as it is.
-  assert.equal(contrastGuard(v, { supports: 0.6, refutes: 0.1, nei: 0.3 }, candidates), v);
-  // NEI is never touched.
-  const nei = {
-    ...v,
-    label: "Not Enough Information" as const,
-    confidence: 0.5,
-    probs: { supports: 0.2, refutes: 0.3, nei: 0.5 },
-  };
-  assert.equal(contrastGuard(nei, { supports: 0.1, refutes: 0.8, nei: 0.1 }, candidates), nei);
-});
+    sameSide: { supports: 0.1, refutes: 0.6, nei: 0.3 },
+    otherSide: { supports: 0.6, refutes: 0.1, nei: 0.3 },
+    guarded: [0.15, 0.275, 0.575],
+  },
+];
+
+for (const c of GUARD_CASES) {
+  test(`direction check: a text that ${c.label.toLowerCase()} a claim's contrast as much as the claim takes neither side`, () => {
+    const v = {
+      label: c.label,
+      confidence: Math.max(...probsToArray(c.probs)),
+      probs: c.probs,
+      rationale: [0],
+    };
+    const candidates = [{ index: 0, selector: 0.9 }];
+    // Half of P(label) moves to NEI, which is then the top class.
+    const both = contrastGuard(v, c.sameSide, candidates);
+    assert.equal(both.label, "Not Enough Information");
+    assert.deepEqual(
+      probsToArray(both.probs).map((x) => Number(x.toFixed(3))),
+      c.guarded,
+    );
+    assert.deepEqual(both.rationale, []);
+    assert.ok(agreesWithProbs(both));
+    // The contrast takes the other side, as it should: left as it is.
+    assert.equal(contrastGuard(v, c.otherSide, candidates), v);
+    // NEI is never touched.
+    const nei = {
+      ...v,
+      label: "Not Enough Information" as const,
+      probs: { supports: 0.2, refutes: 0.3, nei: 0.5 },
+    };
+    assert.equal(contrastGuard(nei, c.sameSide, candidates), nei);
+  });
+}
 
 test("the shipped verifier: a contrarian abstract that says what a negated claim says is not shown refuting it", async () => {
   // A built-in abstract (tide gauges "certainly not positively accelerating"): before the Refutes direction check
