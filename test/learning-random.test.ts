@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32, shuffle } from "../src/learning/random.ts";
-import { claimFolds, hashSplit, hashUnit, linkedGroups } from "../src/learning/split.ts";
-import { foldGroups } from "../src/verification/train.ts";
+import { hashSplit, hashUnit, linkedGroups } from "../src/learning/split.ts";
 
 test("mulberry32 is reproducible, seed-dependent and in [0, 1)", () => {
   const a = mulberry32(42);
@@ -66,27 +65,4 @@ test("linkedGroups joins rows that share any key, named by the smallest key what
     ["k", "k", "k"],
   );
   assert.throws(() => linkedGroups([[]]), /at least one key/);
-});
-
-test("foldGroups keeps a SciFact claim and its negation on the same abstract in one fold; judged pairs by claim", () => {
-  const train = [
-    { source: "scifact" as const, claimId: "sf:1", abstractId: "9" },
-    { source: "scifact" as const, claimId: "sf:2", abstractId: "9" },
-    { source: "own" as const, claimId: "ac-1", abstractId: "arXiv:1" },
-    { source: "own" as const, claimId: "ac-2", abstractId: "arXiv:1" },
-    { source: "own" as const, judged: true, claimId: "uc-1", abstractId: "arXiv:1" },
-    { source: "own" as const, judged: true, claimId: "uc-2", abstractId: "arXiv:1" },
-    { source: "climate-fever" as const, claimId: "cf:1", abstractId: "e1" },
-    { source: "climate-fever" as const, claimId: "cf:2", abstractId: "e1" },
-  ];
-  const g = foldGroups(train);
-  assert.equal(g[0], g[1]);
-  assert.equal(g[2], g[3]);
-  assert.deepEqual(new Set([g[4], g[5], g[6], g[7]]).size, 4);
-  assert.notEqual(g[0], g[2]);
-  // Every fold holds out whole groups: no group has rows on both sides.
-  for (const split of claimFolds(g, 5)) {
-    const held = new Set(split.held.map((r) => g[r]));
-    assert.ok(split.fit.every((r) => !held.has(g[r])));
-  }
 });

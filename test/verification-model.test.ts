@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { SentenceEncoder } from "../src/encoders/sentence-encoder.ts";
 import { tuneDecisionWeights, weightedArgmax } from "../src/learning/decision-weights.ts";
+import { claimFolds } from "../src/learning/split.ts";
 import { contentTokens } from "../src/text/tokenize.ts";
 import { NEI } from "../src/types.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
@@ -14,7 +15,13 @@ import { DEV_SIDE, stanceRowSides } from "../src/verification/fit-claim-narrativ
 import { IDF_FEATURES, IdfTable, idfPairFeatures } from "../src/verification/idf.ts";
 import { LEXICAL_NAMES, lexicalFeatures, profile } from "../src/verification/lexical.ts";
 import { rationaleFor, VerificationModel } from "../src/verification/model.ts";
-import { dropLeaks, summarise, trainVerificationModel, tuneDecision } from "../src/verification/train.ts";
+import {
+  dropLeaks,
+  foldGroups,
+  summarise,
+  trainVerificationModel,
+  tuneDecision,
+} from "../src/verification/train.ts";
 import { abstractSentences, agreesWithProbs, decide } from "../src/verification/verifier.ts";
 
 /** A stand-in sentence encoder: hashed bag of content tokens, unit length (deterministic, no model files). */
@@ -397,4 +404,54 @@ test("narrative gate rows: dev claims, their evidence and same-text rows are nev
     fold,
   );
   assert.deepEqual(sides, [0, 1, DEV_SIDE, DEV_SIDE, 1, -1, DEV_SIDE]);
+});
+
+test("foldGroups keeps a SciFact claim and its negation on the same abstract in one fold; judged pairs by claim", () => {
+  const train = [
+    { source: "scifact" as const, claimId: "sf:1", abstractId: "9" },
+    { source: "scifact" as const, claimId: "sf:2", abstractId: "9" },
+    { source: "own" as const, claimId: "ac-1", abstractId: "arXiv:1" },
+    { source: "own" as const, claimId: "ac-2", abstractId: "arXiv:1" },
+    { source: "own" as const, judged: true, claimId: "uc-1", abstractId: "arXiv:1" },
+    { source: "own" as const, judged: true, claimId: "uc-2", abstractId: "arXiv:1" },
+    { source: "climate-fever" as const, claimId: "cf:1", abstractId: "e1" },
+    { source: "climate-fever" as const, claimId: "cf:2", abstractId: "e1" },
+  ];
+  const g = foldGroups(train);
+  assert.equal(g[0], g[1]);
+  assert.equal(g[2], g[3]);
+  assert.deepEqual(new Set([g[4], g[5], g[6], g[7]]).size, 4);
+  assert.notEqual(g[0], g[2]);
+  // Every fold holds out whole groups: no group has rows on both sides.
+  for (const split of claimFolds(g, 5)) {
+    const held = new Set(split.held.map((r) => g[r]));
+    assert.ok(split.fit.every((r) => !held.has(g[r])));
+  }
+});
+
+test("dropLeaks removes train pairs written from the abstract of a dev pair, and keeps judged and Climate-FEVER ones", () => {
+  const pair = (source: string, claimId: string, abstractId: string, judged?: boolean) => ({
+    source,
+    claimId,
+    claim: `claim ${claimId}`,
+    abstractId,
+    ...(judged ? { judged } : {}),
+  });
+  const { train } = dropLeaks({
+    train: [
+      pair("scifact", "sf:1", "9"),
+      pair("scifact", "sf:2", "10"),
+      pair("climate-fever", "cf:1", "e1"),
+      pair("own", "uc-1", "arXiv:1", true),
+    ],
+    dev: [
+      pair("scifact", "sf:3", "9"),
+      pair("climate-fever", "cf:2", "e1"),
+      pair("own", "uc-2", "arXiv:1", true),
+    ],
+  });
+  assert.deepEqual(
+    train.map((e) => e.claimId),
+    ["sf:2", "cf:1", "uc-1"],
+  );
 });

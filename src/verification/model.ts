@@ -340,12 +340,12 @@ export function contrastGuard(
   contrast: Verdict["probs"],
   candidates: readonly CandidateScore[],
 ): Verdict {
-  const c = v.label === "Refutes" ? 1 : 0;
+  const c = LABELS.indexOf(v.label);
   const own = probsToArray(v.probs);
   if (v.label === NEI || probsToArray(contrast)[c] < own[c]) return v;
   const p = [...own];
   p[c] -= own[c] / 2;
-  p[2] += own[c] / 2;
+  p[LABELS.indexOf(NEI)] += own[c] / 2;
   const k = argmax(p);
   const label = LABELS[k];
   return { label, confidence: p[k], probs: probsFromArray(p), rationale: rationaleFor(label, candidates) };

@@ -10,6 +10,7 @@
  */
 
 import { verificationF1 } from "../evaluation/metrics.ts";
+import type { Label } from "../types.ts";
 import type { Source, SourcedExample } from "./examples.ts";
 import { DEFAULT_PAIR_GROUPS } from "./features.ts";
 import type { TrainedVerification } from "./train.ts";
@@ -36,31 +37,37 @@ export interface WeightChoice {
   refitted: ReturnType<TrainedVerification["refit"]>;
 }
 
+/** Indices of the judged own pairs (claims as people post them). */
+const judgedRows = (train: readonly SourcedExample[]) =>
+  train.flatMap((e, i) => (e.source === "own" && e.judged ? [i] : []));
+
+/** Weighted F1 of out-of-fold labels on some train rows; NaN when there are none. */
+function rowsF1(
+  rows: readonly number[],
+  oofLabels: readonly Label[],
+  train: readonly SourcedExample[],
+): number {
+  return rows.length
+    ? verificationF1(
+        rows.map((i) => oofLabels[i]),
+        rows.map((i) => train[i].label),
+      ).weighted
+    : Number.NaN;
+}
+
 export function chooseOwnWeight(
   trained: TrainedVerification,
   train: readonly SourcedExample[],
   grid: readonly number[] = OWN_WEIGHT_GRID,
 ): WeightChoice {
+  const judged = judgedRows(train);
+  const bySource = SOURCES.map((s) => [s, train.flatMap((e, i) => (e.source === s ? [i] : []))] as const);
   const fits = grid.map((own) => {
     const refitted = trained.refit(DEFAULT_PAIR_GROUPS, { sourceWeights: { own } });
-    const oof = {} as Record<Source, number>;
-    for (const s of SOURCES) {
-      const rows = train.flatMap((e, i) => (e.source === s ? [i] : []));
-      oof[s] = rows.length
-        ? verificationF1(
-            rows.map((i) => refitted.calibration.oofLabels[i]),
-            rows.map((i) => train[i].label),
-          ).weighted
-        : Number.NaN;
-    }
-    const judged = train.flatMap((e, i) => (e.source === "own" && e.judged ? [i] : []));
-    const judgedF1 = judged.length
-      ? verificationF1(
-          judged.map((i) => refitted.calibration.oofLabels[i]),
-          judged.map((i) => train[i].label),
-        ).weighted
-      : Number.NaN;
-    return { own, oof, judged: judgedF1, refitted };
+    const oof = Object.fromEntries(
+      bySource.map(([s, rows]) => [s, rowsF1(rows, refitted.calibration.oofLabels, train)]),
+    ) as Record<Source, number>;
+    return { own, oof, judged: rowsF1(judged, refitted.calibration.oofLabels, train), refitted };
   });
   const reference = fits.find((f) => f.own === 0)?.oof;
   // A source without train pairs (NaN) does not guard.
@@ -113,7 +120,7 @@ export function chooseBuiltinKind(
   /** The refit without a built-in model at weight `own`, when already made (chooseOwnWeight's). */
   without?: ReturnType<TrainedVerification["refit"]>,
 ): BuiltinChoice {
-  const judged = train.flatMap((e, i) => (e.source === "own" && e.judged ? [i] : []));
+  const judged = judgedRows(train);
   const fits = grid.map((others) => {
     const refitted =
       others === null && without
@@ -122,16 +129,11 @@ export function chooseBuiltinKind(
             sourceWeights: { own },
             ...(others === null ? {} : { builtinKind: { others } }),
           });
-    const pred = judged.map((i) => refitted.calibration.oofLabels[i]);
+    const oofLabels = refitted.calibration.oofLabels;
     const trial: BuiltinTrial = {
       others,
-      judgedF1: judged.length
-        ? verificationF1(
-            pred,
-            judged.map((i) => train[i].label),
-          ).weighted
-        : Number.NaN,
-      decisive: pred.filter((l) => l !== "Not Enough Information").length,
+      judgedF1: rowsF1(judged, oofLabels, train),
+      decisive: judged.filter((i) => oofLabels[i] !== "Not Enough Information").length,
     };
     return { trial, refitted };
   });

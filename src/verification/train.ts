@@ -86,40 +86,45 @@ export const SOURCE_WEIGHTS: Readonly<Partial<Record<Source, number>>> = { own: 
 const claimKey = (claim: string) => claim.toLowerCase().replace(/\W+/g, " ").trim();
 
 /**
- * Some claims come twice under different ids (38 train pairs repeat a dev claim's text); those train pairs are
- * dropped so no dev claim is seen in training. SciFact writes a refuted claim as the negation of a supported one on
- * the same abstract, and the two ids can fall on either side of the split: a train pair on the abstract of a
- * SciFact dev pair tells the model that dev pair's answer (the wrong way round for a negated sibling), so those
- * train pairs are dropped too. The dev side stays as split, so dev figures stay comparable.
+ * The abstract a pair's claim was written from, when it was: SciFact writes a refuted claim as the negation of a
+ * supported one on the same abstract, and our written claims come three to an abstract. Such siblings must never sit
+ * on both sides of a split or a fold (judged pairs and Climate-FEVER claims were not written from their evidence).
  */
-export function dropLeaks<T extends { claim: string; source?: string; abstractId?: string }>(split: {
-  train: T[];
-  dev: T[];
-}): { train: T[]; dev: T[] } {
+const writtenFrom = (e: { source?: string; judged?: boolean; abstractId?: string }): string | undefined =>
+  e.source === "scifact" || (e.source === "own" && !e.judged) ? `${e.source}:${e.abstractId}` : undefined;
+
+/**
+ * Some claims come twice under different ids (38 train pairs repeat a dev claim's text); those train pairs are
+ * dropped so no dev claim is seen in training. A train pair written from the abstract of a dev pair (writtenFrom)
+ * tells the model that dev pair's answer (the wrong way round for a negated sibling), so those train pairs are
+ * dropped too. The dev side stays as split, so dev figures stay comparable.
+ */
+export function dropLeaks<
+  T extends { claim: string; source?: string; judged?: boolean; abstractId?: string },
+>(split: { train: T[]; dev: T[] }): { train: T[]; dev: T[] } {
   const devClaims = new Set(split.dev.map((e) => claimKey(e.claim)));
-  const devAbstracts = new Set(split.dev.flatMap((e) => (e.source === "scifact" ? [e.abstractId] : [])));
+  const devAbstracts = new Set(split.dev.map(writtenFrom).filter((k) => k !== undefined));
   return {
-    train: split.train.filter(
-      (e) => !devClaims.has(claimKey(e.claim)) && !(e.source === "scifact" && devAbstracts.has(e.abstractId)),
-    ),
+    train: split.train.filter((e) => {
+      const from = writtenFrom(e);
+      return !devClaims.has(claimKey(e.claim)) && !(from && devAbstracts.has(from));
+    }),
     dev: split.dev,
   };
 }
 
 /**
- * The fold group of each train pair: its claim, joined with every pair on the same abstract where pairs were
- * written from that abstract (SciFact's claims and their negations, our claims written from abstracts), so no
- * out-of-fold model sees a held-out pair's sibling. Judged pairs and Climate-FEVER stay grouped by claim.
+ * The fold group of each train pair: its claim, joined with every pair written from the same abstract
+ * (writtenFrom), so no out-of-fold model sees a held-out pair's sibling.
  */
 export function foldGroups(
   train: readonly Pick<SourcedExample, "source" | "judged" | "claimId" | "abstractId">[],
 ): string[] {
   return linkedGroups(
-    train.map((e) =>
-      e.source === "scifact" || (e.source === "own" && !e.judged)
-        ? [e.claimId, `${e.source}:${e.abstractId}`]
-        : [e.claimId],
-    ),
+    train.map((e) => {
+      const from = writtenFrom(e);
+      return from ? [e.claimId, from] : [e.claimId];
+    }),
   );
 }
 
