@@ -161,9 +161,11 @@ test("an abstract below the relevance gate is not about the claim: NEI, no ratio
   }
 });
 
-test("about first: abstracts the gate passes are shown first, each group in retrieval order, k at most", () => {
+test("about first: abstracts the gate passes first in retrieval order, then the rest likeliest about first, k at most", () => {
   assert.deepEqual(aboutFirst([0.1, 0.9, 0.2, 0.6, 0.7, 0.05], 3), [1, 3, 4]);
-  assert.deepEqual(aboutFirst([0.1, 0.9, 0.2, 0.6], 3), [1, 3, 0]);
+  // The places left go to the likeliest of the rest (0.2 before 0.1), ties in retrieval order.
+  assert.deepEqual(aboutFirst([0.1, 0.9, 0.2, 0.6], 3), [1, 3, 2]);
+  assert.deepEqual(aboutFirst([0.3, 0.1, 0.3, 0.4], 3), [3, 0, 2]);
   // Without a gate (null), retrieval order; a probability of exactly the gate passes.
   assert.deepEqual(aboutFirst([null, null, null], 2), [0, 1]);
   assert.deepEqual(aboutFirst([0.2, 0.5], 1), [1]);

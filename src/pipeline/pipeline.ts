@@ -48,19 +48,23 @@ export const DEFAULT_K = 5;
 
 /**
  * How many retrieved abstracts `check` reads with the relevance gate to fill k places: the top 2k (at most k + 10).
- * Those the gate passes as about the claim are shown first, in retrieval order, then the rest in retrieval order:
+ * Those the gate passes as about the claim are shown first, in retrieval order, then the rest, likeliest about first:
  * an abstract about the claim at rank 7 is worth more to a fact-checker than an off-subject one at rank 3.
  */
 export const headSize = (k: number): number => Math.min(2 * k, k + 10);
 
 /**
  * The k of `relevance` (P(about) per retrieved abstract, in retrieval order; null when there is no gate) to show:
- * the indices the gate passes, then the others, each in retrieval order. Without a gate, the first k.
+ * the indices the gate passes, in retrieval order, then the others by P(about), highest first (ties in retrieval
+ * order): the gate is calibrated, so this fills the places left with the abstracts likeliest to be about the claim.
+ * Without a gate, the first k.
  */
 export function aboutFirst(relevance: readonly (number | null)[], k: number): number[] {
   const order = relevance.map((_, i) => i);
-  const passed = (i: number) => relevance[i] !== null && (relevance[i] as number) >= RELEVANCE_GATE;
-  return [...order.filter(passed), ...order.filter((i) => !passed(i))].slice(0, k);
+  const p = (i: number) => relevance[i] ?? Number.NEGATIVE_INFINITY;
+  const passed = (i: number) => relevance[i] !== null && p(i) >= RELEVANCE_GATE;
+  const rest = order.filter((i) => !passed(i)).sort((a, b) => p(b) - p(a) || a - b);
+  return [...order.filter(passed), ...rest].slice(0, k);
 }
 
 /** An abstract given as text instead of an index id. */
