@@ -254,6 +254,7 @@ function figures(
     return ratio(a, b);
   };
   const rows: (string | number)[][] = [];
+  const aboutShares = new Map<string, Stat>();
   for (const [name, run] of Object.entries(runs)) {
     const n = run.length;
     const judgedShown = (ci: number) => run[ci].shown.filter((s) => j(ci, s));
@@ -279,6 +280,7 @@ function figures(
       ]);
     const aboutShare: Stat = (idx) =>
       sum(idx, (ci) => [judgedShown(ci).filter((s) => j(ci, s)?.about).length, judgedShown(ci).length]);
+    aboutShares.set(name, aboutShare);
     // The right lean from the judged labels of the items this system shows: the side with more judged Supports /
     // Refutes (a tie is mixed); claims with none are left out.
     const rightLean = (ci: number): Lean | undefined => {
@@ -343,6 +345,16 @@ function figures(
     pairsSecond.map(([, b]) => b.label),
   );
   const p50 = percentile(latencies, 50);
+  // The top 5's judged-about share of the shipped pipeline minus each other system's, paired (the same resamples of
+  // claims for both).
+  const shipped = aboutShares.get("shipped");
+  const gains = [...aboutShares]
+    .filter(([name]) => name !== "shipped" && shipped)
+    .map(([name, other]) => {
+      const r = itemInterval(test.length, (idx) => (shipped as Stat)(idx) - other(idx), { seed: 22 });
+      const sign = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
+      return `${name} ${sign(r.value)} (${sign(r.low)} to ${sign(r.high)})`;
+    });
   return [
     `${SPLIT === "test" ? "Test split" : "Dev split"}: ${test.length} claims (data/judged, split by claim before any model work${SPLIT === "test" ? ", read once" : ""}), ${testPairs.length} judged ${SPLIT} pairs; ${judged.length} judged pairs in all. Top ${K} per claim. Pairs shown by a system and never judged: **${unjudged}** (written to \`${UNJUDGED}\` to be judged blind; left out of the figures until then).`,
     "",
@@ -359,6 +371,8 @@ function figures(
       ],
       rows,
     ),
+    "",
+    `Top 5 judged about, shipped minus each system, paired bootstrap 95% interval over claims: ${gains.join("; ")} (target: at least +0.10 over plain BM25).`,
     "",
     `Agreement of the double-judged share (${pairsSecond.length} pairs judged twice, independently): Cohen's kappa ${kAbout.toFixed(3)} on about, ${kLabel.toFixed(3)} on the three-way label (the organisers report 0.73).`,
     "",
