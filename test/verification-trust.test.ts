@@ -78,6 +78,16 @@ test("contrast rule: direction swaps and negations, CheckList style", () => {
   assert.equal(contrastClaim("CO2 is a greenhouse gas"), "CO2 is not a greenhouse gas");
   assert.equal(contrastClaim("Rising seas"), "Falling seas");
   assert.equal(contrastClaim("Polar bears"), undefined);
+  // "global warming" names the subject, not a direction: the claim's own direction word is swapped, or it is negated.
+  assert.equal(
+    contrastClaim("Climate models have overestimated global warming"),
+    "Climate models have underestimated global warming",
+  );
+  assert.equal(
+    contrastClaim("Global warming is making hurricanes stronger"),
+    "Global warming is not making hurricanes stronger",
+  );
+  assert.equal(contrastClaim("Global warming stopped in 1998"), "Global warming continued in 1998");
 });
 
 /** Each side of the direction check: the claim's verdict, a contrast that takes the same side, the result. */

@@ -34,6 +34,12 @@ const SWAPS: readonly [string, string][] = [
   ["gaining", "losing"],
   ["positive", "negative"],
   ["up", "down"],
+  ["overestimated", "underestimated"],
+  ["overestimate", "underestimate"],
+  ["overestimates", "underestimates"],
+  ["overestimating", "underestimating"],
+  ["exaggerated", "understated"],
+  ["stopped", "continued"],
 ];
 const SWAP = new Map<string, string>();
 for (const [a, b] of SWAPS) {
@@ -55,6 +61,9 @@ const keepCase = (from: string, to: string) =>
       ? to[0].toUpperCase() + to.slice(1)
       : to;
 
+/** "warming" and "cooling" name a subject, not a direction, after "global" ("Global warming stopped"). */
+const SUBJECT_BEFORE = new Set(["global"]);
+
 /**
  * The claim's contrast, or undefined when the rule finds nothing to change. Order: remove a "not" / "n't" that
  * sits before a progress verb or after an auxiliary (a negated claim becomes positive), else swap the first
@@ -64,9 +73,10 @@ export function contrastClaim(claim: string): string | undefined {
   const unnegated = claim.replace(/\b(is|are|was|were|has|have|does|do|did|will|can)\s+not\s+/i, "$1 ");
   if (unnegated !== claim) return unnegated;
   const words = [...claim.matchAll(/[A-Za-z]+/g)];
-  for (const m of words) {
+  for (const [k, m] of words.entries()) {
     const w = m[0].toLowerCase();
-    const to = SWAP.get(w);
+    const subject = k > 0 && SUBJECT_BEFORE.has(words[k - 1][0].toLowerCase());
+    const to = subject ? undefined : SWAP.get(w);
     if (to && m.index !== undefined)
       return claim.slice(0, m.index) + keepCase(m[0], to) + claim.slice(m.index + m[0].length);
     if (NEGATE_BEFORE.has(w) && m.index !== undefined)
