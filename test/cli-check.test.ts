@@ -61,10 +61,11 @@ test("check --json prints the CheckResult of the claim", async () => {
   assert.deepEqual(r.evidence[0].rationale, [
     "Changes in solar irradiance cannot explain warming since 1950.",
   ]);
-  // The sea-level abstract is about something else: the relevance gate (trained on judged pairs) says so.
+  // The second place goes to the likeliest of the rest, the permafrost abstract (retrieval rank 4), which is still
+  // about something else: the relevance gate (trained on judged pairs) says so.
   assert.deepEqual(
-    [r.evidence[1].abstract_id, r.evidence[1].about_claim, r.evidence[1].label],
-    ["a2", false, "Not Enough Information"],
+    [r.evidence[1].abstract_id, r.evidence[1].rank, r.evidence[1].about_claim, r.evidence[1].label],
+    ["a6", 4, false, "Not Enough Information"],
   );
   assert.deepEqual(
     [r.summary.supports, r.summary.refutes, r.summary.nei, r.summary.not_about_claim],
@@ -91,7 +92,7 @@ test("check prints narratives, ranked abstracts with label and DOI link, rationa
     / {2}1\. \[Refutes 90%\] Solar activity and climate\n {5}id a3 · https:\/\/doi\.org\/10\.1\/a3 · S 5% R 90% NEI 5% · about the claim \d+%\n/,
   );
   assert.match(stdout, / {5}> Changes in solar irradiance cannot explain warming since 1950\.\n/);
-  assert.match(stdout, / {2}2\. \[not about this claim\] Sea level rise\n/);
+  assert.match(stdout, / {2}4\. \[not about this claim\] Permafrost thaw\n/);
   assert.match(
     stdout,
     /\nSummary: Of 1 abstract about this claim \(1 of the 2 abstracts found is not about it\), 0 support it, 1 refutes it and 0 do not say enough\./,
