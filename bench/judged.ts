@@ -37,7 +37,7 @@ import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import { type OwnPair, ownExamples } from "../src/verification/examples.ts";
 import { loadRelevanceGate } from "../src/verification/relevance.ts";
 
-import { type Bench, percentile, table } from "./report.ts";
+import { type Bench, percentile, signedInterval, table } from "./report.ts";
 
 /** The commit whose models are "before" (main before issue 22's model work). */
 export const BEFORE = "42acd1d";
@@ -352,8 +352,7 @@ function figures(
     .filter(([name]) => name !== "shipped" && shipped)
     .map(([name, other]) => {
       const r = itemInterval(test.length, (idx) => (shipped as Stat)(idx) - other(idx), { seed: 22 });
-      const sign = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
-      return `${name} ${sign(r.value)} (${sign(r.low)} to ${sign(r.high)})`;
+      return `${name} ${signedInterval(r)}`;
     });
   return [
     `${SPLIT === "test" ? "Test split" : "Dev split"}: ${test.length} claims (data/judged, split by claim before any model work${SPLIT === "test" ? ", read once" : ""}), ${testPairs.length} judged ${SPLIT} pairs; ${judged.length} judged pairs in all. Top ${K} per claim. Pairs shown by a system and never judged: **${unjudged}** (written to \`${UNJUDGED}\` to be judged blind; left out of the figures until then).`,

@@ -32,12 +32,10 @@ import {
   trainBaselines,
   withInterval,
 } from "./narratives.ts";
-import { type Bench, loadAverage, table } from "./report.ts";
+import { type Bench, loadAverage, signedInterval, table } from "./report.ts";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
 const fmt = (x: number) => x.toFixed(3);
-const signed = (i: Interval) =>
-  `${i.value >= 0 ? "+" : ""}${fmt(i.value)} (${i.low >= 0 ? "+" : ""}${fmt(i.low)} to ${i.high >= 0 ? "+" : ""}${fmt(i.high)})`;
 
 interface System {
   name: string;
@@ -175,7 +173,7 @@ export const bench: Bench = async () => {
     `${label} (want ${want})`,
     ...baselines.flatMap((b) => {
       const g = gain(b);
-      return [signed(g), better(g, want)];
+      return [signedInterval(g), better(g, want)];
     }),
   ];
   const gainTable = table(
@@ -214,7 +212,7 @@ mainstream texts one than the check model and find far fewer contrarian ones (ga
     const g = cardsGain(s, strongest);
     return [
       `CARDS dev mean F1 >= strongest baseline + 0.03 (${label})`,
-      `${fmt(s.figures.cardsMeanF1.value)} vs ${fmt(strongest.figures.cardsMeanF1.value)}: ${signed(g)}`,
+      `${fmt(s.figures.cardsMeanF1.value)} vs ${fmt(strongest.figures.cardsMeanF1.value)}: ${signedInterval(g)}`,
       verdict(g, 0.03, "high"),
     ];
   };

@@ -31,6 +31,13 @@ export function loadAverage(): string {
     .join(" / ");
 }
 
+/** A difference with its sign, to 3 decimals: "+0.012", "-0.004". */
+export const signed = (x: number): string => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
+
+/** A difference and its interval: "+0.012 (-0.004 to +0.030)". */
+export const signedInterval = (i: { value: number; low: number; high: number }): string =>
+  `${signed(i.value)} (${signed(i.low)} to ${signed(i.high)})`;
+
 /** The p-th percentile (0-100) of xs by the nearest-rank rule: the element at floor(p% of n), capped at the last. */
 export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);

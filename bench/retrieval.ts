@@ -26,7 +26,7 @@ import { openEvalSets, withCi } from "../src/retrieval/train.ts";
 import { bm25Queries, type CorpusDocs, loadCorpusDocs, memoryIndex } from "../src/retrieval/tune-bm25.ts";
 import { PLAIN_ANALYZER } from "../src/text/stem.ts";
 import type { Claim, LabelledPair, Task1Prediction } from "../src/types.ts";
-import { type BenchSection, percentile, table } from "./report.ts";
+import { type BenchSection, percentile, signedInterval, table } from "./report.ts";
 import { lunrPeer, type Peer, winkPeer } from "./retrieval-peers.ts";
 
 const HEADER = ["system", "R@2", "R@5", "R@10", "Bpref", "nDCG@10", "ΔR@5 vs BM25"];
@@ -53,9 +53,6 @@ interface SetFigures {
   peerPreds: { name: string; preds: Task1Prediction[] }[];
   reranked?: Scores;
 }
-
-const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
-const signedCi = (i: Interval) => `${signed(i.value)} (${signed(i.low)} to ${signed(i.high)})`;
 
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
 
@@ -263,7 +260,7 @@ export async function bench(): Promise<BenchSection> {
           s.set.name,
           `shipped pipeline − ${b.name}`,
           ...(["recall_at_5", "ndcg_at_10"] as const).map((m) =>
-            signedCi(pairedDifference(shippedPreds, b.preds, p.gold, m)),
+            signedInterval(pairedDifference(shippedPreds, b.preds, p.gold, m)),
           ),
         ]),
       );

@@ -31,7 +31,7 @@ import {
   trainVerificationModel,
 } from "../src/verification/train.ts";
 import { agreesWithProbs, type Verdict } from "../src/verification/verifier.ts";
-import { type Bench, loadAverage, percentile, table } from "./report.ts";
+import { type Bench, loadAverage, percentile, signed, table } from "./report.ts";
 
 const SOURCES: Source[] = ["scifact", "climate-fever"];
 const V3_LABELS = new URL("fixtures/verification-v3-dev-labels.json", import.meta.url);
@@ -40,7 +40,6 @@ const HAND_CONTRAST = new URL("fixtures/contrast-hand.json", import.meta.url);
 /** Hand-written English claims off and on the subject, never used for training or a choice. */
 const SCOPE_HAND = new URL("fixtures/scope-hand.json", import.meta.url);
 const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
 const log = (m: string) => process.stderr.write(`  ${new Date().toISOString().slice(11, 19)} ${m}\n`);
 const noEncoder = async (): Promise<Float32Array[]> => {
   throw new Error("the shipped verification model needs no sentence encoder");

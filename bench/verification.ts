@@ -10,7 +10,7 @@ import { bootstrapInterval, groupResamples } from "../src/evaluation/bootstrap.t
 import { verificationF1 } from "../src/evaluation/metrics.ts";
 import { trainLogistic } from "../src/learning/logistic.ts";
 import { TfidfVectorizer } from "../src/learning/tfidf.ts";
-import { LABELS, NEI } from "../src/types.ts";
+import { LABELS, type Label, NEI } from "../src/types.ts";
 import { trainBaseline } from "../src/verification/baseline.ts";
 import { openBuiltinVerifier } from "../src/verification/builtin.ts";
 import type { Source, SourcedExample } from "../src/verification/examples.ts";
@@ -26,7 +26,7 @@ import {
   trainVerificationModel,
 } from "../src/verification/train.ts";
 import { decide, probsFromArray } from "../src/verification/verifier.ts";
-import { type Bench, loadAverage, table } from "./report.ts";
+import { type Bench, loadAverage, signed, table } from "./report.ts";
 
 const SOURCES: Source[] = ["scifact", "climate-fever"];
 const f3 = (x: number | undefined) => (x === undefined ? "-" : x.toFixed(3));
@@ -51,22 +51,19 @@ function figures(name: string, bySource: Map<Source, Row>): (string | number)[][
   });
 }
 
-const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
-
 /**
  * Weighted F1 of ours minus the baseline's, with a paired bootstrap interval over claims (a claim's pairs stay
  * together; both systems scored on the same 1,000 resamples).
  */
 function pairedGain(
   examples: readonly SourcedExample[],
-  ours: readonly { label: string }[],
-  theirs: readonly { label: string }[],
+  ours: readonly { label: Label }[],
+  theirs: readonly { label: Label }[],
 ) {
-  const gold = examples.map((e) => e.label);
-  const f1 = (labels: readonly { label: string }[], rows: readonly number[]) =>
+  const f1 = (labels: readonly { label: Label }[], rows: readonly number[]) =>
     verificationF1(
-      rows.map((r) => labels[r].label) as typeof gold,
-      rows.map((r) => gold[r]),
+      rows.map((r) => labels[r].label),
+      rows.map((r) => examples[r].label),
     ).weighted;
   const all = examples.map((_, i) => i);
   const value = f1(ours, all) - f1(theirs, all);
@@ -112,7 +109,7 @@ export const bench: Bench = async () => {
   rows.push(...figures("built-in verifier", fullOut));
   const delta = SOURCES.map((s) => {
     const gain = pairedGain(devBy.get(s) ?? [], fullOut.get(s)?.verdicts ?? [], base.get(s)?.verdicts ?? []);
-    return `${s} ${gain.value >= 0 ? "+" : ""}${gain.value.toFixed(3)} (95% interval ${signed(gain.low)} to ${signed(gain.high)}, ${gain.verdict})`;
+    return `${s} ${signed(gain.value)} (95% interval ${signed(gain.low)} to ${signed(gain.high)}, ${gain.verdict})`;
   }).join("; ");
 
   // Ablations: the pair stage refitted on the same out-of-fold inputs (selector, TF-IDF and stance models fixed).

@@ -62,7 +62,7 @@ export const headSize = (k: number): number => Math.min(2 * k, k + 10);
 export function aboutFirst(relevance: readonly (number | null)[], k: number): number[] {
   const order = relevance.map((_, i) => i);
   const p = (i: number) => relevance[i] ?? Number.NEGATIVE_INFINITY;
-  const passed = (i: number) => relevance[i] !== null && p(i) >= RELEVANCE_GATE;
+  const passed = (i: number) => p(i) >= RELEVANCE_GATE;
   const rest = order.filter((i) => !passed(i)).sort((a, b) => p(b) - p(a) || a - b);
   return [...order.filter(passed), ...rest].slice(0, k);
 }

@@ -61,8 +61,9 @@ const keepCase = (from: string, to: string) =>
       ? to[0].toUpperCase() + to.slice(1)
       : to;
 
-/** "warming" and "cooling" name a subject, not a direction, after "global" ("Global warming stopped"). */
-const SUBJECT_BEFORE = new Set(["global"]);
+/** "global warming" (or cooling) names a subject, not a direction ("Global warming stopped"): never swapped. */
+const isSubject = (prev: string | undefined, w: string) =>
+  prev === "global" && (w === "warming" || w === "cooling");
 
 /**
  * The claim's contrast, or undefined when the rule finds nothing to change. Order: remove a "not" / "n't" that
@@ -75,8 +76,7 @@ export function contrastClaim(claim: string): string | undefined {
   const words = [...claim.matchAll(/[A-Za-z]+/g)];
   for (const [k, m] of words.entries()) {
     const w = m[0].toLowerCase();
-    const subject = k > 0 && SUBJECT_BEFORE.has(words[k - 1][0].toLowerCase());
-    const to = subject ? undefined : SWAP.get(w);
+    const to = isSubject(words[k - 1]?.[0].toLowerCase(), w) ? undefined : SWAP.get(w);
     if (to && m.index !== undefined)
       return claim.slice(0, m.index) + keepCase(m[0], to) + claim.slice(m.index + m[0].length);
     if (NEGATE_BEFORE.has(w) && m.index !== undefined)
