@@ -33,13 +33,19 @@ test("the shipped judged set: every claim split once, every pair judged once, sp
   const claims = await readJudgedClaims(f.claims);
   const judged = await readJudgements(f.judgements);
   const second = await readJudgements(f.secondJudgements);
-  assert.equal(claims.length, 464);
-  // Dev and test are the first 264 claims' split, unchanged; the 200 added claims are all train.
+  assert.equal(claims.length, 584);
+  // Test is the first 264 claims' split, unchanged; the 200 added claims are all train; the 120 short plain claims
+  // added later are half train, half dev (3 + 3 of each subject and stance).
   assert.deepEqual(
     ["train", "dev", "test"].map((s) => claims.filter((c) => c.split === s).length),
-    [325, 58, 81],
+    [385, 118, 81],
   );
-  assert.equal(claims.filter((c) => c.stance === "accurate").length, 232);
+  assert.equal(claims.filter((c) => c.stance === "accurate").length, 292);
+  const short = claims.filter((c) => c.style === "short plain");
+  assert.deepEqual(
+    ["train", "dev", "test"].map((s) => short.filter((c) => c.split === s).length),
+    [60, 60, 0],
+  );
   const ids = new Set(claims.map((c) => c.id));
   assert.ok(judged.length >= 3355 && judged.every((j) => ids.has(j.claimId)));
   // Not about the claim is always NEI; a side always has its deciding sentence.

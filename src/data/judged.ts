@@ -22,6 +22,8 @@ export interface JudgedClaim {
   subject: string;
   /** CARDS codes the claim asserts (["0_0"] for an accurate claim). */
   cards: string[];
+  /** How it is worded ("short plain", "sarcasm, hashtag", ...): benchmarks report some styles apart. */
+  style: string;
   split: JudgedSplit;
 }
 
@@ -108,6 +110,7 @@ export async function readJudgedClaims(file: string): Promise<JudgedClaim[]> {
       stance: oneOf(file, r, "stance", ["accurate", "contrarian"] as const),
       subject: requireString(file, r, "subject"),
       cards,
+      style: typeof r.row.style === "string" ? r.row.style : "",
       split: oneOf(file, r, "split", ["train", "dev", "test"] as const),
     };
   });
