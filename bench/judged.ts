@@ -231,17 +231,26 @@ const iv = (n: number, f: Stat) => {
 const opposite = (a: Label, b: Label) =>
   (a === "Supports" && b === "Refutes") || (a === "Refutes" && b === "Supports");
 
-function figures(
+/** The table's columns: the issue's targets, then the top 5's about share and the pair F1. */
+const COLUMNS = [
+  "system",
+  "shown as about, judged off-subject (≤ 0.25)",
+  "judged-about items shown as about (≥ 0.70)",
+  "S/R shown judged otherwise (≤ 0.35)",
+  "S/R shown the opposite way (≤ 0.03)",
+  "lean right (≥ 0.50) / wrong way (≤ 0.03)",
+  "top 5 judged about",
+  `pair weighted F1, all judged ${SPLIT} pairs`,
+];
+
+/** One row per system over the claims `test` (runs and pair labels in the same order), and each top-5 about share. */
+function systemRows(
   test: readonly JudgedClaim[],
   runs: Record<string, ClaimRun[]>,
   pairLabels: Record<string, Label[]>,
   testPairs: readonly Judgement[],
   byPair: Map<string, Judgement>,
-  second: readonly Judgement[],
-  judged: readonly Judgement[],
-  unjudged: number,
-  latencies: number[],
-): string {
+): { rows: (string | number)[][]; aboutShares: Map<string, Stat> } {
   const j = (ci: number, s: Shown) => byPair.get(pairKey(test[ci].id, s.abstractId));
   const sum = (idx: number[], f: (ci: number) => [number, number]) => {
     let a = 0;
@@ -333,6 +342,55 @@ function figures(
       iv(n, f1),
     ]);
   }
+  return { rows, aboutShares };
+}
+
+/** The claims of one wording style, with their runs and judged pairs, in the order systemRows reads them. */
+function styleSubset(
+  style: string,
+  test: readonly JudgedClaim[],
+  runs: Record<string, ClaimRun[]>,
+  pairLabels: Record<string, Label[]>,
+  testPairs: readonly Judgement[],
+) {
+  const keep = test.map((c) => c.style === style);
+  const ids = new Set(test.filter((_, i) => keep[i]).map((c) => c.id));
+  const pairKeep = testPairs.map((p) => ids.has(p.claimId));
+  return {
+    test: test.filter((_, i) => keep[i]),
+    runs: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.filter((_, i) => keep[i])])),
+    pairLabels: Object.fromEntries(
+      Object.entries(pairLabels).map(([k, l]) => [k, l.filter((_, i) => pairKeep[i])]),
+    ),
+    testPairs: testPairs.filter((_, i) => pairKeep[i]),
+  };
+}
+
+/** Short plain claims ("Sea level rise is accelerating."): the commonest paste, reported apart. */
+const SHORT_PLAIN = "short plain";
+
+function figures(
+  test: readonly JudgedClaim[],
+  runs: Record<string, ClaimRun[]>,
+  pairLabels: Record<string, Label[]>,
+  testPairs: readonly Judgement[],
+  byPair: Map<string, Judgement>,
+  second: readonly Judgement[],
+  judged: readonly Judgement[],
+  unjudged: number,
+  latencies: number[],
+): string {
+  const { rows, aboutShares } = systemRows(test, runs, pairLabels, testPairs, byPair);
+  const short = styleSubset(SHORT_PLAIN, test, runs, pairLabels, testPairs);
+  const shortTable =
+    short.test.length > 0 && short.test.length < test.length
+      ? [
+          "",
+          `Of these, the ${short.test.length} short plain claims (one plain sentence of 5 to 12 words, as people most often paste a claim; added 2026-12-03), ${short.testPairs.length} judged pairs:`,
+          "",
+          table(COLUMNS, systemRows(short.test, short.runs, short.pairLabels, short.testPairs, byPair).rows),
+        ]
+      : [];
   const pairsSecond = second
     .map((s) => [byPair.get(pairKey(s.claimId, s.abstractId)), s] as const)
     .filter((p): p is [Judgement, Judgement] => p[0] !== undefined);
@@ -357,19 +415,8 @@ function figures(
   return [
     `${SPLIT === "test" ? "Test split" : "Dev split"}: ${test.length} claims (data/judged, split by claim before any model work${SPLIT === "test" ? ", read once" : ""}), ${testPairs.length} judged ${SPLIT} pairs; ${judged.length} judged pairs in all. Top ${K} per claim. Pairs shown by a system and never judged: **${unjudged}** (written to \`${UNJUDGED}\` to be judged blind; left out of the figures until then).`,
     "",
-    table(
-      [
-        "system",
-        "shown as about, judged off-subject (≤ 0.25)",
-        "judged-about items shown as about (≥ 0.70)",
-        "S/R shown judged otherwise (≤ 0.35)",
-        "S/R shown the opposite way (≤ 0.03)",
-        "lean right (≥ 0.50) / wrong way (≤ 0.03)",
-        "top 5 judged about",
-        `pair weighted F1, all judged ${SPLIT} pairs`,
-      ],
-      rows,
-    ),
+    table(COLUMNS, rows),
+    ...shortTable,
     "",
     `Top 5 judged about, shipped minus each system, paired bootstrap 95% interval over claims: ${gains.join("; ")} (target: at least +0.10 over plain BM25).`,
     "",
