@@ -26,6 +26,8 @@ import {
   evaluate,
   type Figures,
   handFlags,
+  type JudgedFlags,
+  judgedFlags,
   type Predict,
   share,
   shareGain,
@@ -41,6 +43,7 @@ interface System {
   name: string;
   figures: Figures;
   hand: { mainstream: boolean[]; contrarian: boolean[] };
+  judged: JudgedFlags;
 }
 
 /** A share figure: per text of its set, whether it counts (given a narrative, right code first). */
@@ -80,6 +83,21 @@ const HAND: readonly Measure[] = [
   { label: "hand-written mainstream claims given a narrative", want: "low", flags: (s) => s.hand.mainstream },
   { label: "hand-written contrarian claims given one", want: "high", flags: (s) => s.hand.contrarian },
 ];
+/** Claims as people post them (data/judged, dev split), by the writer's stance; short plain ones apart. */
+const JUDGED: readonly Measure[] = [
+  { label: "judged dev: accurate claims given a narrative", want: "low", flags: (s) => s.judged.accurate },
+  {
+    label: "judged dev: accurate short plain claims given one",
+    want: "low",
+    flags: (s) => s.judged.accurateShort,
+  },
+  { label: "judged dev: contrarian claims given one", want: "high", flags: (s) => s.judged.contrarian },
+  {
+    label: "judged dev: contrarian short plain claims given one",
+    want: "high",
+    flags: (s) => s.judged.contrarianShort,
+  },
+];
 
 /** Met or not at the point figure, and whether the whole 95% interval is on the same side of the target. */
 export function verdict(i: Interval, target: number, want: "low" | "high"): string {
@@ -104,7 +122,7 @@ export const bench: Bench = async () => {
   const add = async (name: string, predict: Predict) => {
     log(`  evaluating ${name}`);
     const figures = await evaluate(predict, data.stanceDev, cardsDev, data.fliccTest, data.contrastDev);
-    systems.push({ name, figures, hand: await handFlags(predict) });
+    systems.push({ name, figures, hand: await handFlags(predict), judged: await judgedFlags(predict) });
   };
   const fastJson = await readNarrativeModel(join(NARRATIVES_MODEL_DIR, FAST_MODEL_FILE));
   const fullJson = await readNarrativeModel(join(NARRATIVES_MODEL_DIR, FULL_MODEL_FILE));
@@ -162,11 +180,13 @@ export const bench: Bench = async () => {
     of: (a: System, b: System) => Interval;
   }
   const gains: Gain[] = [
-    ...[...WRITTEN.map((m) => ({ ...m, label: `written: ${m.label}` })), ...SOURCES, ...HAND].map((m) => ({
-      label: m.label,
-      want: m.want,
-      of: (a: System, b: System) => shareGain(m.flags(a), m.flags(b)),
-    })),
+    ...[...WRITTEN.map((m) => ({ ...m, label: `written: ${m.label}` })), ...SOURCES, ...HAND, ...JUDGED].map(
+      (m) => ({
+        label: m.label,
+        want: m.want,
+        of: (a: System, b: System) => shareGain(m.flags(a), m.flags(b)),
+      }),
+    ),
     { label: "CARDS dev mean F1", want: "high", of: cardsGain },
   ];
   const gainRow = (label: string, want: "low" | "high", gain: (b: System) => Interval) => [
@@ -263,7 +283,8 @@ mainstream texts one than the check model and find far fewer contrarian ones (ga
 
   const markdown = `Every figure is on dev sets, never used for fitting or tuning: the written contrast texts' dev split
 (${data.contrastDev.length}), the held-out part of every stance source (${SOURCES.map((m) => `${m.label} ${rowsOf(m.cell)}`).join(", ")}),
-CARDS dev (${cardsDev.length}) and the 20 hand-written claims of bench/narratives-claims.ts. The written test split was
+CARDS dev (${cardsDev.length}), the 20 hand-written claims of bench/narratives-claims.ts and the judged set's dev claims
+(data/judged: claims as people post them, ${oursCheck.judged.accurate.length} accurate and ${oursCheck.judged.contrarian.length} contrarian). The written test split was
 read once (2026-12-02) and is not read here: this bench never calls its loader, and its evaluation refuses any written
 text not of the dev split (assertDevSplit, test/narratives-bench-dev.test.ts). One run evaluates the shipped
 models/narratives/fast.json under the check rule (P(narrative) >= ${NARRATIVE_THRESHOLD}; \`check\`, the API and the page) and
@@ -298,6 +319,10 @@ ${figureTable(SOURCES, ["CARDS dev mean F1 over codes present", (s) => withInter
 ### Hand-written claims (10 mainstream, 10 contrarian; bench/narratives-claims.ts)
 
 ${figureTable(HAND)}
+
+### Claims as people post them (data/judged, dev split; the writer's stance; short plain: one plain sentence of 5 to 12 words)
+
+${figureTable(JUDGED)}
 
 ### Gain of the check model (fast.json, check rule) over each baseline, paired 95% intervals
 

@@ -9,6 +9,7 @@
  * code, each with a bootstrap 95% interval; the twenty hand-written claims. Speed: bench `narratives-speed`.
  */
 import { join } from "node:path";
+import { type JudgedClaim, ownDataFiles, readJudgedClaims } from "../src/data/judged.ts";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { type Interval, itemInterval } from "../src/evaluation/bootstrap.ts";
 import { meanF1OverPresent, scoreNarratives } from "../src/evaluation/metrics.ts";
@@ -185,6 +186,29 @@ export async function handFlags(predict: Predict): Promise<{ mainstream: boolean
   return {
     mainstream: HAND_CLAIMS.map((_, k) => named(preds[2 * k])),
     contrarian: HAND_CLAIMS.map((_, k) => named(preds[2 * k + 1])),
+  };
+}
+
+/** Which judged claims (data/judged, dev split: claims as people post them) a system gives a narrative, by stance. */
+export interface JudgedFlags {
+  accurate: boolean[];
+  contrarian: boolean[];
+  /** The same for the short plain claims alone (one plain sentence of 5 to 12 words). */
+  accurateShort: boolean[];
+  contrarianShort: boolean[];
+}
+
+export async function judgedFlags(predict: Predict): Promise<JudgedFlags> {
+  const claims = (await readJudgedClaims(ownDataFiles().claims)).filter((c) => c.split === "dev");
+  const preds = await predict(claims.map((c) => c.claim));
+  const flags = (keep: (c: JudgedClaim) => boolean) =>
+    claims.flatMap((c, i) => (keep(c) ? [!preds[i].codes.includes(NO_NARRATIVE)] : []));
+  const short = (c: JudgedClaim) => c.style === "short plain";
+  return {
+    accurate: flags((c) => c.stance === "accurate"),
+    contrarian: flags((c) => c.stance === "contrarian"),
+    accurateShort: flags((c) => c.stance === "accurate" && short(c)),
+    contrarianShort: flags((c) => c.stance === "contrarian" && short(c)),
   };
 }
 
