@@ -203,10 +203,7 @@ export const bench: Bench = async () => {
   writeFileSync(UNJUDGED, [...unjudged.values()].map((u) => `${JSON.stringify(u)}\n`).join(""));
 
   const section = figures(
-    test,
-    runs,
-    pairLabels,
-    testPairs,
+    { test, runs, pairLabels, testPairs },
     byPair,
     second,
     judged,
@@ -243,12 +240,17 @@ const COLUMNS = [
   `pair weighted F1, all judged ${SPLIT} pairs`,
 ];
 
-/** One row per system over the claims `test` (runs and pair labels in the same order), and each top-5 about share. */
+/** The claims scored, each system's runs of them (in their order) and its labels of their judged pairs. */
+interface Scored {
+  test: readonly JudgedClaim[];
+  runs: Record<string, ClaimRun[]>;
+  pairLabels: Record<string, Label[]>;
+  testPairs: readonly Judgement[];
+}
+
+/** One row per system, and each system's top-5 about share. */
 function systemRows(
-  test: readonly JudgedClaim[],
-  runs: Record<string, ClaimRun[]>,
-  pairLabels: Record<string, Label[]>,
-  testPairs: readonly Judgement[],
+  { test, runs, pairLabels, testPairs }: Scored,
   byPair: Map<string, Judgement>,
 ): { rows: (string | number)[][]; aboutShares: Map<string, Stat> } {
   const j = (ci: number, s: Shown) => byPair.get(pairKey(test[ci].id, s.abstractId));
@@ -345,14 +347,8 @@ function systemRows(
   return { rows, aboutShares };
 }
 
-/** The claims of one wording style, with their runs and judged pairs, in the order systemRows reads them. */
-function styleSubset(
-  style: string,
-  test: readonly JudgedClaim[],
-  runs: Record<string, ClaimRun[]>,
-  pairLabels: Record<string, Label[]>,
-  testPairs: readonly Judgement[],
-) {
+/** The claims of one wording style, with their runs and judged pairs. */
+function styleSubset(style: string, { test, runs, pairLabels, testPairs }: Scored): Scored {
   const keep = test.map((c) => c.style === style);
   const ids = new Set(test.filter((_, i) => keep[i]).map((c) => c.id));
   const pairKeep = testPairs.map((p) => ids.has(p.claimId));
@@ -370,25 +366,23 @@ function styleSubset(
 const SHORT_PLAIN = "short plain";
 
 function figures(
-  test: readonly JudgedClaim[],
-  runs: Record<string, ClaimRun[]>,
-  pairLabels: Record<string, Label[]>,
-  testPairs: readonly Judgement[],
+  scored: Scored,
   byPair: Map<string, Judgement>,
   second: readonly Judgement[],
   judged: readonly Judgement[],
   unjudged: number,
   latencies: number[],
 ): string {
-  const { rows, aboutShares } = systemRows(test, runs, pairLabels, testPairs, byPair);
-  const short = styleSubset(SHORT_PLAIN, test, runs, pairLabels, testPairs);
+  const { test, testPairs } = scored;
+  const { rows, aboutShares } = systemRows(scored, byPair);
+  const short = styleSubset(SHORT_PLAIN, scored);
   const shortTable =
     short.test.length > 0 && short.test.length < test.length
       ? [
           "",
           `Of these, the ${short.test.length} short plain claims (one plain sentence of 5 to 12 words, as people most often paste a claim; added 2026-12-03), ${short.testPairs.length} judged pairs:`,
           "",
-          table(COLUMNS, systemRows(short.test, short.runs, short.pairLabels, short.testPairs, byPair).rows),
+          table(COLUMNS, systemRows(short, byPair).rows),
         ]
       : [];
   const pairsSecond = second
