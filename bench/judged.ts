@@ -20,6 +20,7 @@ import {
   readJudgedClaims,
   readJudgements,
   readWrittenClaims,
+  SHORT_PLAIN,
 } from "../src/data/judged.ts";
 import { itemInterval } from "../src/evaluation/bootstrap.ts";
 import { cohenKappa, verificationF1 } from "../src/evaluation/metrics.ts";
@@ -361,9 +362,6 @@ function styleSubset(style: string, { test, runs, pairLabels, testPairs }: Score
     testPairs: testPairs.filter((_, i) => pairKeep[i]),
   };
 }
-
-/** Short plain claims ("Sea level rise is accelerating."): the commonest paste, reported apart. */
-const SHORT_PLAIN = "short plain";
 
 function figures(
   scored: Scored,

@@ -27,6 +27,7 @@ import {
   type Figures,
   handFlags,
   type JudgedFlags,
+  judgedDevClaims,
   judgedFlags,
   type Predict,
   share,
@@ -115,6 +116,7 @@ export const bench: Bench = async () => {
   const data = await loadNarrativeData();
   const cardsDev = data.dev.filter((e) => e.id.startsWith("cards:"));
   const cardsGold = cardsDev.map((e) => e.codes);
+  const judgedClaims = await judgedDevClaims();
   const encoder = await openUseLite();
   const embedder = memoEmbedder(encoder);
   const withMainstream = codedPlusMainstream(data);
@@ -122,7 +124,12 @@ export const bench: Bench = async () => {
   const add = async (name: string, predict: Predict) => {
     log(`  evaluating ${name}`);
     const figures = await evaluate(predict, data.stanceDev, cardsDev, data.fliccTest, data.contrastDev);
-    systems.push({ name, figures, hand: await handFlags(predict), judged: await judgedFlags(predict) });
+    systems.push({
+      name,
+      figures,
+      hand: await handFlags(predict),
+      judged: await judgedFlags(predict, judgedClaims),
+    });
   };
   const fastJson = await readNarrativeModel(join(NARRATIVES_MODEL_DIR, FAST_MODEL_FILE));
   const fullJson = await readNarrativeModel(join(NARRATIVES_MODEL_DIR, FULL_MODEL_FILE));

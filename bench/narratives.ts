@@ -9,7 +9,7 @@
  * code, each with a bootstrap 95% interval; the twenty hand-written claims. Speed: bench `narratives-speed`.
  */
 import { join } from "node:path";
-import { type JudgedClaim, ownDataFiles, readJudgedClaims } from "../src/data/judged.ts";
+import { type JudgedClaim, ownDataFiles, readJudgedClaims, SHORT_PLAIN } from "../src/data/judged.ts";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { type Interval, itemInterval } from "../src/evaluation/bootstrap.ts";
 import { meanF1OverPresent, scoreNarratives } from "../src/evaluation/metrics.ts";
@@ -198,12 +198,16 @@ export interface JudgedFlags {
   contrarianShort: boolean[];
 }
 
-export async function judgedFlags(predict: Predict): Promise<JudgedFlags> {
-  const claims = (await readJudgedClaims(ownDataFiles().claims)).filter((c) => c.split === "dev");
+/** The judged set's dev claims, read once per bench run. */
+export async function judgedDevClaims(): Promise<JudgedClaim[]> {
+  return (await readJudgedClaims(ownDataFiles().claims)).filter((c) => c.split === "dev");
+}
+
+export async function judgedFlags(predict: Predict, claims: readonly JudgedClaim[]): Promise<JudgedFlags> {
   const preds = await predict(claims.map((c) => c.claim));
   const flags = (keep: (c: JudgedClaim) => boolean) =>
     claims.flatMap((c, i) => (keep(c) ? [!preds[i].codes.includes(NO_NARRATIVE)] : []));
-  const short = (c: JudgedClaim) => c.style === "short plain";
+  const short = (c: JudgedClaim) => c.style === SHORT_PLAIN;
   return {
     accurate: flags((c) => c.stance === "accurate"),
     contrarian: flags((c) => c.stance === "contrarian"),

@@ -10,9 +10,12 @@ import { isTopicCode } from "../taxonomy/topics.ts";
 import { type Label, NEI, parseLabel } from "../types.ts";
 import { DataError } from "./errors.ts";
 import { PACKAGE_ROOT } from "./paths.ts";
-import { type NumberedRow, readAll, requireString } from "./tables.ts";
+import { cellString, type NumberedRow, readAll, requireString } from "./tables.ts";
 
 export type JudgedSplit = "train" | "dev" | "test";
+
+/** The style of the short plain claims ("Sea level rise is accelerating."), which benchmarks report apart. */
+export const SHORT_PLAIN = "short plain";
 
 export interface JudgedClaim {
   id: string;
@@ -110,7 +113,7 @@ export async function readJudgedClaims(file: string): Promise<JudgedClaim[]> {
       stance: oneOf(file, r, "stance", ["accurate", "contrarian"] as const),
       subject: requireString(file, r, "subject"),
       cards,
-      style: typeof r.row.style === "string" ? r.row.style : "",
+      style: cellString(r.row.style) ?? "",
       split: oneOf(file, r, "split", ["train", "dev", "test"] as const),
     };
   });
