@@ -157,6 +157,14 @@ test("relevance gate: a judged hard negative (shares the claim's word, about som
       [doc("arXiv:0803.2298")],
     );
     assert.ok(cloud >= RELEVANCE_GATE, `cosmic rays and cloud cover: ${cloud}`);
+    // It reads each built-in abstract's share judged about the train claims it was shown for: a melt-pond paper that
+    // came back for many sea-ice claims, judged about few of them, is less likely about one more.
+    assert.ok(gate.json.abstractPrior);
+    const melt = doc("arXiv:1804.04754");
+    const extent = "Arctic sea ice extent keeps shrinking, winter and summer.";
+    const [known] = await gate.probabilities(extent, [{ ...melt, id: "arXiv:1804.04754" }]);
+    const [unknown] = await gate.probabilities(extent, [melt]);
+    assert.ok(known < unknown - 0.1, `melt ponds, with its judged share ${known}, without ${unknown}`);
     const [on] = await gate.probabilities("Global mean sea level is rising, and the rise is accelerating", [
       {
         title: "Global mean sea level rise and its acceleration",

@@ -4,8 +4,10 @@ import { shares } from "../src/retrieval/train-judged.ts";
 import { IdfTable } from "../src/verification/idf.ts";
 import { profile } from "../src/verification/lexical.ts";
 import {
+  abstractPriorFeature,
   featureTable,
   GATE_LEAD,
+  PRIOR_FEATURE,
   RELEVANCE_FEATURES,
   RELEVANCE_FORMAT,
   RelevanceGate,
@@ -122,6 +124,42 @@ test("relevance gate: an abstract's stored vector is used instead of embedding i
   const [stored] = await gate.probabilities(claim, [{ ...doc, vector: vec(lead) }]);
   assert.ok(Math.abs(embedded - stored) < 1e-9);
   assert.deepEqual(asked, [[claim, lead], [claim]]);
+});
+
+test("abstract prior: a much-shown abstract judged off-subject lowers P(about); unknown ids get the overall share", async () => {
+  const prior = {
+    rate: 0.2,
+    strength: 4,
+    counts: { hub: [0, 12] as [number, number], apt: [6, 8] as [number, number] },
+  };
+  // (0 + 4 x 0.2) / (12 + 4) = 0.05; (6 + 0.8) / 12 = 0.567; never judged: 0.2.
+  const logit = (p: number) => Math.log(p / (1 - p));
+  assert.ok(Math.abs(abstractPriorFeature(prior, 0, 12) - logit(0.05)) < 1e-12);
+  assert.ok(Math.abs(abstractPriorFeature(prior, 0, 0) - logit(0.2)) < 1e-12);
+  const json: RelevanceJson = {
+    format: RELEVANCE_FORMAT,
+    idf: idf.json,
+    features: [PRIOR_FEATURE],
+    abstractPrior: prior,
+    standardiser: { mean: [0], std: [1] },
+    model: {
+      kind: "binary",
+      classes: 2,
+      dim: 1,
+      weights: Buffer.from(Float32Array.from([1]).buffer).toString("base64"),
+      bias: [0],
+    },
+  };
+  const gate = new RelevanceGate(json, () => 0.5);
+  const doc = { title: "Sea ice", sentences: ["Arctic sea ice melts."] };
+  const [hub, apt, unknown, none] = await gate.probabilities("Arctic sea ice is shrinking", [
+    { ...doc, id: "hub" },
+    { ...doc, id: "apt" },
+    { ...doc, id: "other" },
+    doc,
+  ]);
+  assert.ok(Math.abs(hub - 0.05) < 1e-6 && Math.abs(apt - 6.8 / 12) < 1e-6, `${hub} ${apt}`);
+  assert.ok(Math.abs(unknown - 0.2) < 1e-6 && Math.abs(none - 0.2) < 1e-6);
 });
 
 test("judged ranking shares: of judged shown, and a lower bound counting never-judged abstracts as off-subject", () => {

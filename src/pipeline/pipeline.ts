@@ -32,6 +32,7 @@ import { openBuiltinVerifier } from "../verification/builtin.ts";
 import { openVerifier, type VerifierConfig } from "../verification/config.ts";
 import {
   GATE_LEAD,
+  type GateDoc,
   gatedProbs,
   loadRelevanceGate,
   RELEVANCE_GATE,
@@ -200,7 +201,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       : undefined;
   const relevanceOf = async (
     claim: string,
-    docs: readonly { sentences: readonly string[]; title?: string }[],
+    docs: readonly GateDoc[],
   ): Promise<(number | null)[]> =>
     parts.relevance ? parts.relevance.probabilities(claim, docs) : docs.map(() => null);
 
@@ -280,6 +281,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       const headRelevance = await relevanceOf(
         claim,
         headDocs.map((d, i) => ({
+          id: d.id,
           sentences: headSentences[i],
           title: d.title,
           vector: storedLead?.vector(head[i].docno),
@@ -344,7 +346,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
           { claim, abstractId: doc.id, abstract: doc.abstract, title: doc.title, sentences: doc.sentences },
         ]);
         const sentences = abstractSentences(doc);
-        const [relevance] = await relevanceOf(claim, [{ sentences, title: doc.title }]);
+        const [relevance] = await relevanceOf(claim, [{ id: doc.id, sentences, title: doc.title }]);
         return { ...pairVerdict(doc.id, doc.title ?? null, sentences, v, relevance), ...links(doc) };
       }
       if (abstract.abstract.trim() === "") throw new DataError("abstract", "abstract is empty");

@@ -40,8 +40,11 @@ import { profileMemo, type TextProfile } from "./lexical.ts";
 import {
   abstractText,
   featureTable,
+  type AbstractPrior,
+  abstractPriorFeature,
   GATE_LEAD,
   type GateEmbed,
+  PRIOR_FEATURE,
   RELEVANCE_FEATURES,
   RELEVANCE_FORMAT,
   RELEVANCE_GATE,
@@ -64,6 +67,8 @@ export interface RelevancePair {
   /** The abstract's GATE_LEAD text as the index embeds it (from the stored abstract); default: from sentences. */
   lead?: string;
   about: 0 | 1;
+  /** The built-in abstract's id (our pairs only): the abstract prior reads it. */
+  abstractId?: string;
   /**
    * "judged" (gold Supports/Refutes of a stand-in set), "other-corpus" or "same-corpus" (another claim's evidence),
    * "own-judged" (our judgement of a claim against a built-in abstract), "own-written" (a claim written from it).
@@ -99,6 +104,7 @@ export function ownRelevancePairs(
       title: doc.title,
       lead: doc.lead,
       about: j.about ? 1 : 0,
+      abstractId: j.abstractId,
       kind: "own-judged",
     });
   }
@@ -114,6 +120,7 @@ export function ownRelevancePairs(
           title: doc.title,
           lead: doc.lead,
           about: 1,
+          abstractId: w.abstractId,
           kind: "own-written",
         });
     }
@@ -230,6 +237,15 @@ export const FEATURE_SETS: Record<string, readonly string[]> = {
     ...products,
     ...TOPIC_FEATURES,
   ],
+  // The abstract's share judged about the other train claims it was shown for (computed within each fold).
+  "v3+products+topics+shape+prior": [
+    ...RELEVANCE_FEATURES,
+    USE_FEATURE,
+    ...SUBJECT_FEATURES,
+    ...products,
+    ...TOPIC_FEATURES,
+    PRIOR_FEATURE,
+  ],
   "v3+products+topics*": [
     ...RELEVANCE_FEATURES,
     USE_FEATURE,
@@ -288,10 +304,14 @@ export interface GateReport {
   dev: GateFigures;
   devV2: GateFigures;
   trainPairs: { judged: number; written: number; claims: number };
+  /** Abstracts with judged train pairs, when the chosen features read the abstract prior. */
+  priorAbstracts?: number;
   seconds: number;
 }
 
 const L2_GRID = [1e-2, 1e-1, 1];
+/** Pseudo-judgements at the overall share that an abstract's prior starts from. */
+const PRIOR_STRENGTH = 4;
 const WRITTEN_WEIGHTS = [0, 0.25];
 const V2 = "v2 (lexical+use)";
 
@@ -453,10 +473,34 @@ export async function trainRelevanceGate(
     }
     return m;
   };
+  // The abstract prior of a fit: the judged pairs among its rows, each row's own judgement left out of its value.
+  const readsPrior = (family: string) => FEATURE_SETS[family].includes(PRIOR_FEATURE);
+  const priorOf = (rows: readonly number[]): AbstractPrior => {
+    const judged = rows.filter((r) => train[r].kind === "own-judged");
+    const counts: Record<string, [number, number]> = {};
+    for (const r of judged) {
+      const c = (counts[train[r].abstractId as string] ??= [0, 0]);
+      c[0] += Y[r];
+      c[1] += 1;
+    }
+    const rate = judged.reduce((a, r) => a + Y[r], 0) / Math.max(1, judged.length);
+    return { rate, strength: PRIOR_STRENGTH, counts };
+  };
+  const priorValue = (prior: AbstractPrior, r: number, own: boolean) => {
+    const [about, n] = prior.counts[train[r].abstractId ?? ""] ?? [0, 0];
+    return own && train[r].kind === "own-judged"
+      ? abstractPriorFeature(prior, about - Y[r], n - 1)
+      : abstractPriorFeature(prior, about, n);
+  };
+  const rowOf = (family: string, r: number, prior: AbstractPrior | undefined, own: boolean) => {
+    if (!prior || !readsPrior(family)) return matrix(family)[r];
+    trainTables[r].set(PRIOR_FEATURE, priorValue(prior, r, own));
+    return selectFeatures(FEATURE_SETS[family], trainTables[r]);
+  };
   const fit = (rows: number[], t: Config) => {
     const used = rows.filter((r) => weightOf(r, t) > 0);
-    const x = matrix(t.family);
-    const raw = used.map((r) => x[r]);
+    const prior = readsPrior(t.family) ? priorOf(rows) : undefined;
+    const raw = used.map((r) => rowOf(t.family, r, prior, true));
     const standardiser = fitStandardiser(raw);
     const model = trainLogistic(
       raw.map((v) => standardise(v, standardiser)),
@@ -467,6 +511,7 @@ export async function trainRelevanceGate(
     return {
       standardiser,
       model,
+      prior,
       predict: (v: number[]) => model.predictProba(standardise(v, standardiser))[1],
     };
   };
@@ -474,7 +519,7 @@ export async function trainRelevanceGate(
     const probs = new Array<number>(judgedRows.length);
     for (const split of folds) {
       const f = fit([...split.fit.map((k) => judgedRows[k]), ...writtenRows], t);
-      for (const k of split.held) probs[k] = f.predict(matrix(t.family)[judgedRows[k]]);
+      for (const k of split.held) probs[k] = f.predict(rowOf(t.family, judgedRows[k], f.prior, false));
     }
     return probs;
   };
@@ -516,13 +561,20 @@ export async function trainRelevanceGate(
       ? { words: WORD_VECTORS }
       : {}),
     ...(readsTopics(chosen.family) ? { topics: TOPICS_FORMAT } : {}),
+    ...(final.prior ? { abstractPrior: final.prior } : {}),
     standardiser: final.standardiser,
     model: final.model.toJSON(),
   };
   const devTables = await tables(data.dev);
   const devY = data.dev.map((p) => p.about);
   const devClaims = data.dev.map((p) => p.claimId);
-  const devProbs = devTables.map((t) => final.predict(selectFeatures(FEATURE_SETS[chosen.family], t)));
+  const devProbs = devTables.map((t, i) => {
+    if (final.prior) {
+      const [about, n] = final.prior.counts[data.dev[i].abstractId ?? ""] ?? [0, 0];
+      t.set(PRIOR_FEATURE, abstractPriorFeature(final.prior, about, n));
+    }
+    return final.predict(selectFeatures(FEATURE_SETS[chosen.family], t));
+  });
   const devV2 = devTables.map((t) => finalV2.predict(selectFeatures(FEATURE_SETS[V2], t)));
   const report: GateReport = {
     chosen,
@@ -531,6 +583,7 @@ export async function trainRelevanceGate(
     cvV2,
     dev: gateFigures(devClaims, devY, devProbs),
     devV2: gateFigures(devClaims, devY, devV2),
+    ...(final.prior ? { priorAbstracts: Object.keys(final.prior.counts).length } : {}),
     trainPairs: {
       judged: judgedRows.length,
       written: writtenRows.length,
@@ -632,7 +685,7 @@ function card(r: GateReport): string {
 P(the abstract is about the claim's subject) for each claim-abstract pair the product shows. Code:
 \`src/verification/relevance.ts\` (inference), \`src/verification/subject.ts\` (the subject features),
 \`src/verification/build-relevance.ts\` (training). Pairs below ${RELEVANCE_GATE} are shown as "not about this
-claim": they take no side and are left out of the summary. Every feature is a property of the pair alone, so the
+claim": they take no side and are left out of the summary. Every feature is a property of the pair (and of the abstract's past judgements), none of the rank, so the
 probability does not depend on the rank: an index with nothing about a claim yields nothing about it.
 
 ## Data
@@ -664,6 +717,12 @@ Binary logistic regression on standardised features (${FEATURE_SETS[r.chosen.fam
   whether the two top codes are the same, the share of top-3 codes shared, the mass both put on the same codes
   (sum of minima) and each distribution's entropy (how sure the reading is).
 - "a*b": the product of two features.
+- \`${PRIOR_FEATURE}\` (+prior): the log-odds of the abstract's share judged about among the judged train pairs it is
+  in (${PRIOR_STRENGTH} pseudo-judgements at the overall share, ${r.priorAbstracts ?? 0} abstracts), so an abstract
+  that comes back for many claims and is about few of them (a sea-ice melt-pond paper, a peak-oil paper) needs
+  more from the pair to pass. In cross-validation it is counted from the fit folds' pairs only, each pair's own
+  judgement left out. An abstract never judged, and every abstract of another corpus, gets the overall share: the
+  feature helps only on the built-in corpus.
 
 The feature set, the weight of the written claims and the L2 were chosen by 5-fold cross-validated log loss on the
 held-out judged train pairs (folds by claim; written claims only ever train). Chosen: **${r.chosen.family},

@@ -76,12 +76,35 @@ export interface RelevanceJson {
   encoder?: string;
   /** The subject model whose distributions the topic features compare (its format, topics.ts); absent: none read. */
   topics?: string;
+  /** How often each built-in abstract was judged about the train claims it was shown for; absent: not read. */
+  abstractPrior?: AbstractPrior;
   standardiser: Standardiser;
   model: LogisticJson;
 }
 
+/**
+ * The judged train pairs per abstract: [judged about, judged] by abstract id, the share about over all of them,
+ * and the pseudo-count that pulls a rarely judged abstract's share toward it. Some abstracts (a sea-ice
+ * melt-pond paper, a peak-oil paper) come back for many claims and are about few of them.
+ */
+export interface AbstractPrior {
+  rate: number;
+  strength: number;
+  counts: Record<string, [number, number]>;
+}
+
+export const PRIOR_FEATURE = "abstract_prior";
+
+/** The log-odds of an abstract's smoothed share judged about (the overall share for one never judged). */
+export function abstractPriorFeature(prior: AbstractPrior, about: number, judged: number): number {
+  const p = (about + prior.strength * prior.rate) / (judged + prior.strength);
+  return Math.log(p / (1 - p));
+}
+
 /** An abstract as the gate reads it. */
 export interface GateDoc {
+  /** The abstract's id in the index: the prior of a model with an abstractPrior reads it. */
+  id?: string;
   sentences: readonly string[];
   title?: string;
   /** The encoder's vector of the abstract's GATE_LEAD text, when the index holds it (saves embedding it again). */
@@ -153,8 +176,10 @@ export function featureTable(
   similarity: number | undefined,
   subject: readonly number[] | undefined,
   topic?: readonly number[],
+  prior?: number,
 ): Map<string, number> {
   const t = new Map<string, number>(RELEVANCE_FEATURES.map((n, i) => [n, base[i]]));
+  if (prior !== undefined) t.set(PRIOR_FEATURE, prior);
   if (topic)
     TOPIC_FEATURES.forEach((n, i) => {
       t.set(n, topic[i]);
@@ -248,13 +273,14 @@ export class RelevanceGate {
         d.title,
         v && vectors ? cosine(vectors.claim, v) : undefined,
         topic,
+        d.id,
       );
     });
   }
 
   /**
    * P(the abstract is about the claim's subject), given the claim-lead similarity and the topic features
-   * (topics.ts) when the model reads them.
+   * (topics.ts) when the model reads them, and the abstract's id for its prior (none: the overall share).
    */
   probability(
     claim: string,
@@ -262,6 +288,7 @@ export class RelevanceGate {
     title?: string,
     similarity?: number,
     topic?: readonly number[],
+    id?: string,
   ): number {
     const base = relevanceFeatures(
       this.idf,
@@ -274,7 +301,12 @@ export class RelevanceGate {
       throw new Error("this relevance model needs the claim-abstract similarity");
     if (this.topics && !topic) throw new Error("this relevance model needs the topic features");
     const subject = this.words ? subjectFeatures(this.words, this.idf, claim, sentences, title) : undefined;
-    const x = selectFeatures(this.names, featureTable(base, similarity, subject, topic));
+    const prior = this.json.abstractPrior;
+    const [about, judged] = (id !== undefined && prior?.counts[id]) || [0, 0];
+    const x = selectFeatures(
+      this.names,
+      featureTable(base, similarity, subject, topic, prior && abstractPriorFeature(prior, about, judged)),
+    );
     return this.model.predictProba(standardise(x, this.json.standardiser))[1];
   }
 }
