@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { DataError } from "../src/data/errors.ts";
+import { ownDataFiles, readJudgedClaims } from "../src/data/judged.ts";
 import { trainingFiles } from "../src/data/paths.ts";
 import { readGwsd } from "../src/data/training-sets.ts";
 import { cohenKappa } from "../src/evaluation/metrics.ts";
@@ -17,7 +18,7 @@ import {
 } from "../src/narratives/data.ts";
 import { decide, type NarrativeScores, type Thresholds } from "../src/narratives/decide.ts";
 import { chooseClassifyThreshold } from "../src/narratives/train.ts";
-import { NARRATIVE_CODES } from "../src/taxonomy/cards.ts";
+import { canonicalCodeSet, NARRATIVE_CODES } from "../src/taxonomy/cards.ts";
 
 const line = (o: Record<string, unknown>) => JSON.stringify(o);
 const ok = {
@@ -124,6 +125,17 @@ test("no written dev or test text, and no held-out GWSD sentence, is a training 
   assert.equal(d.train.filter((e) => written.has(splitKey(e.text))).length, 0);
   const sources = new Set(d.stanceTrain.map((e) => e.source));
   for (const s of ["gwsd-agree", "gwsd-disagree"]) assert.ok(sources.has(s as never), s);
+  // Our judged set's train claims train, with their codes; its dev and test claims never do.
+  const judged = await readJudgedClaims(ownDataFiles().claims);
+  const judgedRows = new Map(d.train.filter((e) => e.id.startsWith("judged:")).map((e) => [e.id, e]));
+  for (const c of judged) {
+    const row = judgedRows.get(`judged:${c.id}`);
+    if (c.split !== "train") assert.equal(row, undefined, c.id);
+    else if (!written.has(splitKey(c.claim))) assert.deepEqual(row?.codes, canonicalCodeSet(c.cards), c.id);
+  }
+  assert.ok(judgedRows.size > 300);
+  const trainTexts = new Set(d.train.map((e) => splitKey(e.text)));
+  assert.ok(judged.filter((c) => c.split !== "train").every((c) => !trainTexts.has(splitKey(c.claim))));
   // The written training texts share folds by subject.
   assert.ok(
     d.stanceTrain.filter((e) => e.source === "contrast").every((e) => e.foldKey?.startsWith("contrast:")),

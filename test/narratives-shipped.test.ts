@@ -17,33 +17,22 @@ const MAINSTREAM = "Arctic sea ice is shrinking fast";
 const CONTRARIAN = "Arctic sea ice has been growing since 2012";
 
 /** Where a shipped model still misses the pair, with its figure when last measured. */
-const SAME_SUBJECT_TODO: Partial<Record<string, string>> = {
-  [FAST_MODEL_FILE]:
-    "issue 23: the fast model retrained with the written texts gives the contrarian claim P(narrative) 0.464, just under 0.5",
-};
-
 for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
-  const todo = SAME_SUBJECT_TODO[file];
-  test(
-    `the shipped ${file} tells a mainstream claim from the contrarian one on the same subject`,
-    todo ? { todo } : {},
-    async () => {
-      const encoder =
-        file === FULL_MODEL_FILE ? await openUseLite({ workers: 0, cacheDir: false }) : undefined;
-      try {
-        const c = await NarrativeClassifier.load(join(NARRATIVES_MODEL_DIR, file), encoder);
-        const [m, k] = await c.classify([MAINSTREAM, CONTRARIAN]);
-        assert.deepEqual(m.codes, ["0_0"]);
-        assert.ok(m.narrative < NARRATIVE_THRESHOLD, `P(narrative) ${m.narrative}`);
-        assert.ok(k.codes.includes("1_1"), `codes ${k.codes}`);
-        assert.ok(k.narrative >= NARRATIVE_THRESHOLD);
-        // The probabilities shown agree with the label: 0_0 is 1 - P(narrative).
-        for (const p of [m, k]) assert.ok(Math.abs(p.probabilities["0_0"] - (1 - p.narrative)) < 1e-9);
-      } finally {
-        await encoder?.close();
-      }
-    },
-  );
+  test(`the shipped ${file} tells a mainstream claim from the contrarian one on the same subject`, async () => {
+    const encoder = file === FULL_MODEL_FILE ? await openUseLite({ workers: 0, cacheDir: false }) : undefined;
+    try {
+      const c = await NarrativeClassifier.load(join(NARRATIVES_MODEL_DIR, file), encoder);
+      const [m, k] = await c.classify([MAINSTREAM, CONTRARIAN]);
+      assert.deepEqual(m.codes, ["0_0"]);
+      assert.ok(m.narrative < NARRATIVE_THRESHOLD, `P(narrative) ${m.narrative}`);
+      assert.ok(k.codes.includes("1_1"), `codes ${k.codes}`);
+      assert.ok(k.narrative >= NARRATIVE_THRESHOLD);
+      // The probabilities shown agree with the label: 0_0 is 1 - P(narrative).
+      for (const p of [m, k]) assert.ok(Math.abs(p.probabilities["0_0"] - (1 - p.narrative)) < 1e-9);
+    } finally {
+      await encoder?.close();
+    }
+  });
 }
 
 /**
@@ -56,10 +45,13 @@ const WRITTEN_CONTRARIAN =
   "Greenland's ice sheet is basically the same size it's been for centuries. Some summer melt, some winter snow. No crisis.";
 const REBUTTAL = "No, Arctic ice is not recovering";
 /**
- * Not met yet (issue 23): the shipped gates read this short rejection as the 1_1 claim itself (P(narrative): fast
- * 0.93, full 0.95), though longer written rebuttals train them; kept as a todo so it reports until it passes.
+ * Not met yet by full.json (issue 23): its gate reads this short rejection as the 1_1 claim itself (P(narrative)
+ * 0.66); kept as a todo so it reports until it passes. fast.json (check's) has passed since it trained on the
+ * minimal pairs and the judged claims.
  */
-const REBUTTAL_TODO = { todo: "issue 23: the short rejection still reads as the myth" };
+const REBUTTAL_TODO: Partial<Record<string, string>> = {
+  [FULL_MODEL_FILE]: "issue 23: the short rejection still reads as the myth (full.json)",
+};
 
 for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
   test(`the shipped ${file} tells a written mainstream/contrarian pair on one subject apart`, async () => {
@@ -74,9 +66,10 @@ for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
     }
   });
 
+  const todo = REBUTTAL_TODO[file];
   test(
     `the shipped ${file}: a myth stated only to reject it carries no narrative`,
-    REBUTTAL_TODO,
+    todo ? { todo } : {},
     async () => {
       const encoder =
         file === FULL_MODEL_FILE ? await openUseLite({ workers: 0, cacheDir: false }) : undefined;
@@ -99,23 +92,23 @@ for (const file of [FAST_MODEL_FILE, FULL_MODEL_FILE]) {
 const ACCURATE: readonly { text: string; todo: Partial<Record<string, string>> }[] = [
   {
     text: "Arctic summer sea ice extent has declined sharply since 1979",
-    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.93, 1_1" },
+    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.59, 1_1" },
   },
   {
     text: "The Greenland ice sheet is losing ice and adding to sea level rise",
-    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.74, 1_6" },
+    todo: {},
   },
   {
     text: "Changes in solar activity cannot explain the warming since 1950",
-    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.69, 2_1" },
+    todo: {},
   },
   {
     text: "Sea level rise is accelerating",
-    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.55, 1_6" },
+    todo: {},
   },
   {
     text: "Nearly all climate scientists agree that humans are warming the planet",
-    todo: { [FULL_MODEL_FILE]: "full.json: P(narrative) 0.73, 5_1" },
+    todo: {},
   },
 ];
 
@@ -160,16 +153,22 @@ test("the shipped models' classify rule names narratives from a threshold at mos
   }
 });
 
-test("the gate threshold is the one closest to meeting every false-alarm and miss allowance", () => {
+test("the gate threshold is the one closest to meeting every allowance, the higher one on a near tie", () => {
   // Favor tweets score 0.2..0.6, Against 0.55..0.95: at 0.55 one Favor in five is flagged (0.2 / 0.10 = 2) and
-  // none of the Against missed; at 0.6 none flagged but one Against in five missed (0.2 / 0.15 = 1.33); at 0.65
-  // still one missed (1.33); higher misses more. 0.6 is the first with the smallest worst ratio.
+  // none of the Against missed; at 0.6, 0.65 and 0.7 none flagged but one Against in five missed (0.2 / 0.15 =
+  // 1.33); higher misses two. The three tie on the smallest worst ratio: the highest is taken.
   const cells = [...Array(5).fill("stance-favor"), ...Array(5).fill("stance-against")];
   const p = [0.2, 0.3, 0.4, 0.5, 0.59, 0.55, 0.7, 0.8, 0.9, 0.95];
-  assert.equal(chooseGateThreshold(cells, p), 0.6);
+  assert.equal(chooseGateThreshold(cells, p), 0.7);
   // A cell it is not chosen on (Climate-FEVER SUPPORTS claims) changes nothing; none present: 0.5.
-  assert.equal(chooseGateThreshold([...cells, "cf-supports"], [...p, 0.99]), 0.6);
+  assert.equal(chooseGateThreshold([...cells, "cf-supports"], [...p, 0.99]), 0.7);
   assert.equal(chooseGateThreshold(["cf-supports"], [0.9]), 0.5);
+  // 20 Favor (allowance 0.10), 100 Against (0.15). Up to 0.55 two Favor flagged (ratio 1.0, the smallest); at 0.6
+  // one flagged, 15 Against missed (1.0): taken; at 0.65 none flagged, 16 missed (1.067, over 5% above): not.
+  const favor = [0.62, 0.55, ...Array(18).fill(0.1)];
+  const against = [0.45, ...Array(13).fill(0.4), 0.58, 0.62, ...Array(84).fill(0.9)];
+  const many = [...Array(20).fill("stance-favor"), ...Array(100).fill("stance-against")];
+  assert.equal(chooseGateThreshold(many, [...favor, ...against]), 0.6);
 });
 
 test("a second gate reader ships only when the worst ratio falls and no mainstream false-alarm share rises by > 0.01", () => {

@@ -45,7 +45,7 @@ function renderNarratives(list, pNarrative) {
   // The headline number the label follows: a narrative is named exactly when it is at least 50%.
   const gate = el("span", "gate", `Carries a disinformation narrative: ${pct(pNarrative)}`);
   gate.title =
-    "Calibrated probability that the claim asserts a contrarian CARDS proposition (not just that it is about the same subject). Codes are named only when it is at least 50%. A lead for review, not a finding, and a low number is no all-clear: on held-out mainstream text the model still names a narrative for about 1 in 5 pro-climate-action tweets, and it finds only about half of the contrarian claims people post (docs/page.md).";
+    "Calibrated probability that the claim asserts a contrarian CARDS proposition (not just that it is about the same subject). Codes are named only when it is at least 50%. A lead for review, not a finding, and a low number is no all-clear: on held-out mainstream text the model still names a narrative for about 1 in 6 pro-climate-action tweets, and it finds only a little over half of the contrarian claims people post (docs/page.md).";
   box.append(gate);
   for (const n of list) {
     const chip = el("span", n.code.startsWith("4_") || n.code.startsWith("5_") ? "chip normative" : "chip");

@@ -19,7 +19,13 @@ import {
 import { countBySource, DEV_FRACTION, loadNarrativeData, SPLIT_SALT, type StanceExample } from "./data.ts";
 import type { FeatureFamily } from "./features.ts";
 import type { NarrativeModelJson, TextEmbedder } from "./model.ts";
-import { DEFAULT_TRAIN_OPTIONS, type GateOptions, stanceCounts, trainNarrativeModel } from "./train.ts";
+import {
+  DEFAULT_TRAIN_OPTIONS,
+  GATE_THRESHOLD_TIE,
+  type GateOptions,
+  stanceCounts,
+  trainNarrativeModel,
+} from "./train.ts";
 
 /** The shipped variants: fast (no sentence encoder) and full (every family), each with its gate settings. */
 export const VARIANTS: readonly {
@@ -249,6 +255,8 @@ From \`../shared/data\`. Codes: CARDS validation (one code per paragraph, 0_0 = 
 (level-3 codes cut to level 2; level-1 rows are group-level X_0 examples), split into train / dev by sha1 of the
 tokenized text (salt \`${SPLIT_SALT}\`, dev fraction ${DEV_FRACTION}); FLICC test is scored separately. A
 ClimateCheck training file, when given to \`climatecheck train narratives --climatecheck FILE\`, is added to train.
+The train claims of our judged set (data/judged/README.md: claims as people post them, accurate with 0_0 and
+contrarian with the CARDS codes they assert) are added to train; its dev and test claims never train.
 The written contrast texts (data/narratives-contrast/README.md): for every CARDS code, texts that assert it and texts
 on the same subjects that do not (accurate statements, pro-action posts, rebuttals that state the myth to reject it,
 mainstream claims in contrarian-sounding words); split by subject (seeded hash, about 60/20/20); the train split
@@ -286,7 +294,8 @@ gate leaves them out.)
    Platt-scaled on ${o.folds}-fold out-of-fold logits. The decision threshold is chosen out of fold as the one closest
    to meeting every target at once (the smallest worst ratio of false alarms to 0.10 on each mainstream source and
    0.08 on the written non-contrarian texts, and of misses to 0.15 on FLICC and ClimateStance Against and 0.10 on
-   the written contrarian texts), then folded into the scaling by Bayes' rule, so the shown
+   the written contrarian texts; of the thresholds within ${GATE_THRESHOLD_TIE * 100}% of that smallest ratio, the
+   highest, so a near tie goes to naming fewer narratives), then folded into the scaling by Bayes' rule, so the shown
    probability is calibrated under a prior that makes a narrative threshold/(1 - threshold) times less likely, and
    a narrative is named exactly when it is at least 0.5: the label never contradicts it. Chosen threshold:
    ${models.map((m) => `${m.encoder ? "full" : "fast"} ${m.crossValidation.threshold}`).join(", ")}.

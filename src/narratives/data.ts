@@ -12,6 +12,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { readTask2Gold } from "../data/climatecheck.ts";
 import { DataError } from "../data/errors.ts";
+import { ownDataFiles, readJudgedClaims } from "../data/judged.ts";
 import { PACKAGE_ROOT, trainingFiles } from "../data/paths.ts";
 import { cellString, readAll, requireString } from "../data/tables.ts";
 import {
@@ -50,6 +51,7 @@ export type StanceSource =
   | "cards"
   | "flicc"
   | "climatecheck"
+  | "judged"
   | "stance-favor"
   | "stance-against"
   | "climatebert"
@@ -102,6 +104,7 @@ export async function loadNarrativeData(
   dataDir?: string,
   climatecheckTrain?: string,
   contrastDir = CONTRAST_DIR,
+  judgedClaims = ownDataFiles().claims,
 ): Promise<NarrativeData> {
   const files = trainingFiles(dataDir);
   const contrast = await readContrastDir(contrastDir);
@@ -120,6 +123,11 @@ export async function loadNarrativeData(
     for (const e of await readTask2Gold(climatecheckTrain)) {
       if (e.text !== "") train.push({ ...e, id: `climatecheck:${e.id}` });
     }
+  }
+  // Our judged train claims: claims as people post them, accurate (0_0) and contrarian, with their codes.
+  for (const c of await readJudgedClaims(judgedClaims)) {
+    if (c.split === "train")
+      train.push({ id: `judged:${c.id}`, text: c.claim, codes: canonicalCodeSet(c.cards) });
   }
   const fliccTest = (await readFlicc(files.flicc.test)).examples;
   const contrastKey = (t: ContrastText) => `contrast:${t.targetCode}/${t.subject}`;
@@ -193,8 +201,9 @@ export async function loadNarrativeData(
     .filter((t) => t.split !== "train")
     .map((t) => plain(t.id, t.text, !t.codes.includes(NO_NARRATIVE), "contrast"));
   const dropped = new Set(heldOutWritten.map((e) => splitKey(e.text)));
+  const isWritten = (id: string) => id.startsWith("contrast:") || id.startsWith("judged:");
   return {
-    train: train.filter((e) => !e.id.startsWith("contrast:") || !dropped.has(splitKey(e.text))),
+    train: train.filter((e) => !isWritten(e.id) || !dropped.has(splitKey(e.text))),
     dev,
     fliccTest,
     stanceTrain: distinct(stanceTrain, [...stanceDev, ...heldOutWritten]),

@@ -500,23 +500,24 @@ export function mlpPays(
 }
 
 /**
+ * Worst ratios within this share of the smallest count as a tie, and a tie goes to the higher threshold: naming a
+ * narrative on accurate text is the error we weigh most, so when two thresholds are about as close to the targets,
+ * the one that names fewer narratives is taken.
+ */
+export const GATE_THRESHOLD_TIE = 0.05;
+
+/**
  * The out-of-fold threshold on calibrated P(narrative) closest to meeting every target at once: the smallest
  * worst ratio of a cell's error to its allowance (false alarms over 0.10 on each mainstream source, misses over
- * 0.15 on FLICC and ClimateStance Against). Climate-FEVER SUPPORTS claims are not among them: their label says the
- * evidence supports them, not that they are mainstream, and many are contrarian. Cells absent from the data are
- * skipped; with none present, 0.5.
+ * 0.15 on FLICC and ClimateStance Against), the highest threshold within GATE_THRESHOLD_TIE of it. Climate-FEVER
+ * SUPPORTS claims are not among them: their label says the evidence supports them, not that they are mainstream,
+ * and many are contrarian. Cells absent from the data are skipped; with none present, 0.5.
  */
 export function chooseGateThreshold(cells: readonly string[], p: readonly number[]): number {
-  let best = 0.5;
-  let bestWorst = Number.POSITIVE_INFINITY;
-  for (const t of GATE_THRESHOLD_GRID) {
-    const worst = gateWorstRatio(cells, p, t);
-    if (Number.isNaN(worst)) return 0.5;
-    if (worst < bestWorst - 1e-12) {
-      bestWorst = worst;
-      best = t;
-    }
-  }
+  const worst = GATE_THRESHOLD_GRID.map((t) => gateWorstRatio(cells, p, t));
+  if (worst.some(Number.isNaN)) return 0.5;
+  const bound = Math.min(...worst) * (1 + GATE_THRESHOLD_TIE) + 1e-12;
+  const best = GATE_THRESHOLD_GRID.filter((_, i) => worst[i] <= bound).at(-1) ?? 0.5;
   return Number(best.toFixed(2));
 }
 
@@ -747,7 +748,7 @@ const cvFigures = (stance: readonly StanceExample[], g: GateCalibration) => ({
 
 /** The cell a stance row is reported in: its source, and for a source with both classes, its class. */
 export const stanceCell = (e: StanceExample): string =>
-  e.source === "cards" || e.source === "climatecheck" || e.source === "contrast"
+  e.source === "cards" || e.source === "climatecheck" || e.source === "contrast" || e.source === "judged"
     ? `${e.source}:${e.narrative ? "narrative" : "none"}`
     : e.source;
 
