@@ -2,7 +2,9 @@
  * Writes the pairs to judge for data/judged/: for each claim of data/judged/claims.jsonl, the union of the top 5
  * of the shipped pipeline (`check`, k = 5, on the default index of the built-in corpus) and of a plain stemmed BM25
  * (stock parameters k1 1.2, b 0.75, over title and abstract) on the same index. Judges see the claim and the whole
- * abstract only, never a system's label: `node --import tsx bench/judged-candidates.ts OUT.jsonl`.
+ * abstract only, never a system's label: `node --import tsx bench/judged-candidates.ts OUT.jsonl [CLAIMS.jsonl]`.
+ * JUDGED_K=10 takes the top 10 of both instead (the abstracts the gate decides on when `check` shows 5), and
+ * JUDGED_NEW_ONLY=1 leaves out the pairs data/judged/judgements.jsonl already holds.
  */
 import { readFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
@@ -18,15 +20,28 @@ const claims = readFileSync(claimsPath, "utf8")
   .filter((l) => l.trim())
   .map((l) => JSON.parse(l) as { claim_id: string; claim: string });
 
+const k = Number(process.env.JUDGED_K ?? 5);
+const judged = new Set(
+  process.env.JUDGED_NEW_ONLY === "1"
+    ? readFileSync("data/judged/judgements.jsonl", "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => {
+          const j = JSON.parse(l) as { claim_id: string; abstract_id: string };
+          return `${j.claim_id}|${j.abstract_id}`;
+        })
+    : [],
+);
+
 const pipeline = await openPipeline();
 const index = openIndex(pipeline.indexDir);
 const plain = new Bm25Index(index.dir, { params: { ...STOCK_PARAMS } });
 const rows: string[] = [];
 try {
   for (const c of claims) {
-    const shipped = (await pipeline.check(c.claim, { k: 5 })).evidence.map((e) => e.abstract_id);
-    const bm25 = plain.search(plain.queryTerms(c.claim), 5).map((h) => index.docs.get(h.docno).id);
-    const ids = [...new Set([...shipped, ...bm25])];
+    const shipped = (await pipeline.check(c.claim, { k })).evidence.map((e) => e.abstract_id);
+    const bm25 = plain.search(plain.queryTerms(c.claim), k).map((h) => index.docs.get(h.docno).id);
+    const ids = [...new Set([...shipped, ...bm25])].filter((id) => !judged.has(`${c.claim_id}|${id}`));
     for (const id of ids) {
       const a = pipeline.abstract(id);
       if (!a) throw new Error(`abstract ${id} not in the index`);
