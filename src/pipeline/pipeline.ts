@@ -199,10 +199,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     useSet?.encoder === USE_LITE_NAME && useSet.text === GATE_LEAD.spec
       ? retriever.index.vectors.use
       : undefined;
-  const relevanceOf = async (
-    claim: string,
-    docs: readonly GateDoc[],
-  ): Promise<(number | null)[]> =>
+  const relevanceOf = async (claim: string, docs: readonly GateDoc[]): Promise<(number | null)[]> =>
     parts.relevance ? parts.relevance.probabilities(claim, docs) : docs.map(() => null);
 
   async function classify(

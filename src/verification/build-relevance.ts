@@ -38,10 +38,10 @@ import type { SourcedExample } from "./examples.ts";
 import { IdfTable } from "./idf.ts";
 import { profileMemo, type TextProfile } from "./lexical.ts";
 import {
-  abstractText,
-  featureTable,
   type AbstractPrior,
   abstractPriorFeature,
+  abstractText,
+  featureTable,
   GATE_LEAD,
   type GateEmbed,
   PRIOR_FEATURE,
@@ -479,9 +479,9 @@ export async function trainRelevanceGate(
     const judged = rows.filter((r) => train[r].kind === "own-judged");
     const counts: Record<string, [number, number]> = {};
     for (const r of judged) {
-      const c = (counts[train[r].abstractId as string] ??= [0, 0]);
-      c[0] += Y[r];
-      c[1] += 1;
+      const id = train[r].abstractId as string;
+      const [about, n] = counts[id] ?? [0, 0];
+      counts[id] = [about + Y[r], n + 1];
     }
     const rate = judged.reduce((a, r) => a + Y[r], 0) / Math.max(1, judged.length);
     return { rate, strength: PRIOR_STRENGTH, counts };
