@@ -86,23 +86,31 @@ test("selectFeatures: named features in order, a*b as a product, an unknown name
   assert.throws(() => selectFeatures(["nope"], featureTable([], undefined, undefined)), /"nope"/);
 });
 
-/** A gate reading only the USE-lite similarity: P = sigmoid(4 x cosine). */
-function similarityGate(embed: (texts: string[]) => Promise<Float32Array[]>): RelevanceGate {
-  const json: RelevanceJson = {
+/** A gate model reading one feature: P = sigmoid(weight x feature). */
+function oneFeatureModel(feature: string, weight: number, extra: Partial<RelevanceJson> = {}): RelevanceJson {
+  return {
     format: RELEVANCE_FORMAT,
     idf: idf.json,
-    features: ["use_title_lead"],
-    encoder: "use-lite@0.2.0",
+    features: [feature],
+    ...extra,
     standardiser: { mean: [0], std: [1] },
     model: {
       kind: "binary",
       classes: 2,
       dim: 1,
-      weights: Buffer.from(Float32Array.from([4]).buffer).toString("base64"),
+      weights: Buffer.from(Float32Array.from([weight]).buffer).toString("base64"),
       bias: [0],
     },
   };
-  return new RelevanceGate(json, () => 0.5, embed);
+}
+
+/** A gate reading only the USE-lite similarity: P = sigmoid(4 x cosine). */
+function similarityGate(embed: (texts: string[]) => Promise<Float32Array[]>): RelevanceGate {
+  return new RelevanceGate(
+    oneFeatureModel("use_title_lead", 4, { encoder: "use-lite@0.2.0" }),
+    () => 0.5,
+    embed,
+  );
 }
 
 test("relevance gate: an abstract's stored vector is used instead of embedding its lead again, with the same result", async () => {
@@ -136,20 +144,7 @@ test("abstract prior: a much-shown abstract judged off-subject lowers P(about); 
   const logit = (p: number) => Math.log(p / (1 - p));
   assert.ok(Math.abs(abstractPriorFeature(prior, 0, 12) - logit(0.05)) < 1e-12);
   assert.ok(Math.abs(abstractPriorFeature(prior, 0, 0) - logit(0.2)) < 1e-12);
-  const json: RelevanceJson = {
-    format: RELEVANCE_FORMAT,
-    idf: idf.json,
-    features: [PRIOR_FEATURE],
-    abstractPrior: prior,
-    standardiser: { mean: [0], std: [1] },
-    model: {
-      kind: "binary",
-      classes: 2,
-      dim: 1,
-      weights: Buffer.from(Float32Array.from([1]).buffer).toString("base64"),
-      bias: [0],
-    },
-  };
+  const json = oneFeatureModel(PRIOR_FEATURE, 1, { abstractPrior: prior });
   const gate = new RelevanceGate(json, () => 0.5);
   const doc = { title: "Sea ice", sentences: ["Arctic sea ice melts."] };
   const [hub, apt, unknown, none] = await gate.probabilities("Arctic sea ice is shrinking", [
