@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { shares } from "../src/retrieval/train-judged.ts";
+import { fitAbstractPrior, pairPrior, type RelevancePair } from "../src/verification/build-relevance.ts";
 import { IdfTable } from "../src/verification/idf.ts";
 import { profile } from "../src/verification/lexical.ts";
 import {
@@ -155,6 +156,35 @@ test("abstract prior: a much-shown abstract judged off-subject lowers P(about); 
   ]);
   assert.ok(Math.abs(hub - 0.05) < 1e-6 && Math.abs(apt - 6.8 / 12) < 1e-6, `${hub} ${apt}`);
   assert.ok(Math.abs(unknown - 0.2) < 1e-6 && Math.abs(none - 0.2) < 1e-6);
+});
+
+test("abstract prior in training: counted from judged pairs only, each counted pair's own judgement left out", () => {
+  const pair = (
+    abstractId: string,
+    about: 0 | 1,
+    kind: RelevancePair["kind"] = "own-judged",
+  ): RelevancePair => ({
+    claimId: `c-${abstractId}-${about}`,
+    source: "own",
+    claim: "claim",
+    sentences: ["s"],
+    about,
+    abstractId,
+    kind,
+  });
+  const hub = [pair("hub", 0), pair("hub", 0), pair("hub", 1)];
+  const written = pair("hub", 1, "own-written");
+  const prior = fitAbstractPrior([...hub, pair("apt", 1), written], 4);
+  // Written claims are about their abstract by construction: they never count.
+  assert.deepEqual(prior.counts, { hub: [1, 3], apt: [1, 1] });
+  assert.equal(prior.rate, 0.5);
+  // A counted pair sees the others only: the about one sees 0 of 2, an off-subject one 1 of 2.
+  assert.equal(pairPrior(prior, hub[2], true), abstractPriorFeature(prior, 0, 2));
+  assert.equal(pairPrior(prior, hub[0], true), abstractPriorFeature(prior, 1, 2));
+  // A held-out pair (or a written one) sees all of them.
+  assert.equal(pairPrior(prior, hub[2], false), abstractPriorFeature(prior, 1, 3));
+  assert.equal(pairPrior(prior, written, true), abstractPriorFeature(prior, 1, 3));
+  assert.equal(pairPrior(prior, pair("new", 1), false), abstractPriorFeature(prior, 0, 0));
 });
 
 test("judged ranking shares: of judged shown, and a lower bound counting never-judged abstracts as off-subject", () => {

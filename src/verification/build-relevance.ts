@@ -312,6 +312,27 @@ export interface GateReport {
 const L2_GRID = [1e-2, 1e-1, 1];
 /** Pseudo-judgements at the overall share that an abstract's prior starts from. */
 const PRIOR_STRENGTH = 4;
+
+/** The abstract prior of a fit: per abstract, [judged about, judged] over its judged pairs, and their share about. */
+export function fitAbstractPrior(pairs: readonly RelevancePair[], strength = PRIOR_STRENGTH): AbstractPrior {
+  const judged = pairs.filter((p) => p.kind === "own-judged" && p.abstractId !== undefined);
+  const counts: Record<string, [number, number]> = {};
+  for (const p of judged) {
+    const id = p.abstractId as string;
+    const [about, n] = counts[id] ?? [0, 0];
+    counts[id] = [about + p.about, n + 1];
+  }
+  const rate = judged.reduce((a, p) => a + p.about, 0) / Math.max(1, judged.length);
+  return { rate, strength, counts };
+}
+
+/** A pair's prior feature; when the prior counted the pair (`counted`), its own judgement is left out. */
+export function pairPrior(prior: AbstractPrior, p: RelevancePair, counted: boolean): number {
+  const [about, n] = prior.counts[p.abstractId ?? ""] ?? [0, 0];
+  return counted && p.kind === "own-judged" && p.abstractId !== undefined
+    ? abstractPriorFeature(prior, about - p.about, n - 1)
+    : abstractPriorFeature(prior, about, n);
+}
 const WRITTEN_WEIGHTS = [0, 0.25];
 const V2 = "v2 (lexical+use)";
 
@@ -473,33 +494,16 @@ export async function trainRelevanceGate(
     }
     return m;
   };
-  // The abstract prior of a fit: the judged pairs among its rows, each row's own judgement left out of its value.
+  // The abstract prior of a fit is counted from its own rows; a row it counts has its own judgement left out.
   const readsPrior = (family: string) => FEATURE_SETS[family].includes(PRIOR_FEATURE);
-  const priorOf = (rows: readonly number[]): AbstractPrior => {
-    const judged = rows.filter((r) => train[r].kind === "own-judged");
-    const counts: Record<string, [number, number]> = {};
-    for (const r of judged) {
-      const id = train[r].abstractId as string;
-      const [about, n] = counts[id] ?? [0, 0];
-      counts[id] = [about + Y[r], n + 1];
-    }
-    const rate = judged.reduce((a, r) => a + Y[r], 0) / Math.max(1, judged.length);
-    return { rate, strength: PRIOR_STRENGTH, counts };
-  };
-  const priorValue = (prior: AbstractPrior, r: number, own: boolean) => {
-    const [about, n] = prior.counts[train[r].abstractId ?? ""] ?? [0, 0];
-    return own && train[r].kind === "own-judged"
-      ? abstractPriorFeature(prior, about - Y[r], n - 1)
-      : abstractPriorFeature(prior, about, n);
-  };
-  const rowOf = (family: string, r: number, prior: AbstractPrior | undefined, own: boolean) => {
+  const rowOf = (family: string, r: number, prior: AbstractPrior | undefined, counted: boolean) => {
     if (!prior || !readsPrior(family)) return matrix(family)[r];
-    trainTables[r].set(PRIOR_FEATURE, priorValue(prior, r, own));
+    trainTables[r].set(PRIOR_FEATURE, pairPrior(prior, train[r], counted));
     return selectFeatures(FEATURE_SETS[family], trainTables[r]);
   };
   const fit = (rows: number[], t: Config) => {
     const used = rows.filter((r) => weightOf(r, t) > 0);
-    const prior = readsPrior(t.family) ? priorOf(rows) : undefined;
+    const prior = readsPrior(t.family) ? fitAbstractPrior(rows.map((r) => train[r])) : undefined;
     const raw = used.map((r) => rowOf(t.family, r, prior, true));
     const standardiser = fitStandardiser(raw);
     const model = trainLogistic(
@@ -569,10 +573,7 @@ export async function trainRelevanceGate(
   const devY = data.dev.map((p) => p.about);
   const devClaims = data.dev.map((p) => p.claimId);
   const devProbs = devTables.map((t, i) => {
-    if (final.prior) {
-      const [about, n] = final.prior.counts[data.dev[i].abstractId ?? ""] ?? [0, 0];
-      t.set(PRIOR_FEATURE, abstractPriorFeature(final.prior, about, n));
-    }
+    if (final.prior) t.set(PRIOR_FEATURE, pairPrior(final.prior, data.dev[i], false));
     return final.predict(selectFeatures(FEATURE_SETS[chosen.family], t));
   });
   const devV2 = devTables.map((t) => finalV2.predict(selectFeatures(FEATURE_SETS[V2], t)));
