@@ -6,30 +6,20 @@
  * JUDGED_K=10 takes the top 10 of both instead (the abstracts the gate decides on when `check` shows 5), and
  * JUDGED_NEW_ONLY=1 leaves out the pairs data/judged/judgements.jsonl already holds.
  */
-import { readFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
+import { ownDataFiles, readJudgedClaims, readJudgements } from "../src/data/judged.ts";
 import { Bm25Index, STOCK_PARAMS } from "../src/index/bm25.ts";
 import { openIndex } from "../src/index/open.ts";
 import { openPipeline } from "../src/pipeline/pipeline.ts";
 
 const out = process.argv[2];
 if (!out) throw new Error("usage: judged-candidates.ts OUT.jsonl [CLAIMS.jsonl]");
-const claimsPath = process.argv[3] ?? "data/judged/claims.jsonl";
-const claims = readFileSync(claimsPath, "utf8")
-  .split("\n")
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as { claim_id: string; claim: string });
+const claims = await readJudgedClaims(process.argv[3] ?? ownDataFiles().claims);
 
 const k = Number(process.env.JUDGED_K ?? 5);
 const judged = new Set(
   process.env.JUDGED_NEW_ONLY === "1"
-    ? readFileSync("data/judged/judgements.jsonl", "utf8")
-        .split("\n")
-        .filter((l) => l.trim())
-        .map((l) => {
-          const j = JSON.parse(l) as { claim_id: string; abstract_id: string };
-          return `${j.claim_id}|${j.abstract_id}`;
-        })
+    ? (await readJudgements(ownDataFiles().judgements)).map((j) => `${j.claimId}|${j.abstractId}`)
     : [],
 );
 
@@ -41,13 +31,13 @@ try {
   for (const c of claims) {
     const shipped = (await pipeline.check(c.claim, { k })).evidence.map((e) => e.abstract_id);
     const bm25 = plain.search(plain.queryTerms(c.claim), k).map((h) => index.docs.get(h.docno).id);
-    const ids = [...new Set([...shipped, ...bm25])].filter((id) => !judged.has(`${c.claim_id}|${id}`));
+    const ids = [...new Set([...shipped, ...bm25])].filter((id) => !judged.has(`${c.id}|${id}`));
     for (const id of ids) {
       const a = pipeline.abstract(id);
       if (!a) throw new Error(`abstract ${id} not in the index`);
       rows.push(
         JSON.stringify({
-          claim_id: c.claim_id,
+          claim_id: c.id,
           claim: c.claim,
           abstract_id: id,
           title: a.title,

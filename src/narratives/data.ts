@@ -201,9 +201,10 @@ export async function loadNarrativeData(
     .filter((t) => t.split !== "train")
     .map((t) => plain(t.id, t.text, !t.codes.includes(NO_NARRATIVE), "contrast"));
   const dropped = new Set(heldOutWritten.map((e) => splitKey(e.text)));
-  const isWritten = (id: string) => id.startsWith("contrast:") || id.startsWith("judged:");
+  // Our own texts (written contrast texts, judged claims) never repeat a held-out written text in train.
+  const ours = (id: string) => id.startsWith("contrast:") || id.startsWith("judged:");
   return {
-    train: train.filter((e) => !isWritten(e.id) || !dropped.has(splitKey(e.text))),
+    train: train.filter((e) => !ours(e.id) || !dropped.has(splitKey(e.text))),
     dev,
     fliccTest,
     stanceTrain: distinct(stanceTrain, [...stanceDev, ...heldOutWritten]),

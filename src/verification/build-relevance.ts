@@ -39,7 +39,7 @@ import { IdfTable } from "./idf.ts";
 import { profileMemo, type TextProfile } from "./lexical.ts";
 import {
   type AbstractPrior,
-  abstractPriorFeature,
+  abstractPriorOf,
   abstractText,
   featureTable,
   GATE_LEAD,
@@ -313,6 +313,9 @@ const L2_GRID = [1e-2, 1e-1, 1];
 /** Pseudo-judgements at the overall share that an abstract's prior starts from. */
 const PRIOR_STRENGTH = 4;
 
+const WRITTEN_WEIGHTS = [0, 0.25];
+const V2 = "v2 (lexical+use)";
+
 /** The abstract prior of a fit: per abstract, [judged about, judged] over its judged pairs, and their share about. */
 export function fitAbstractPrior(pairs: readonly RelevancePair[], strength = PRIOR_STRENGTH): AbstractPrior {
   const judged = pairs.filter((p) => p.kind === "own-judged" && p.abstractId !== undefined);
@@ -328,13 +331,9 @@ export function fitAbstractPrior(pairs: readonly RelevancePair[], strength = PRI
 
 /** A pair's prior feature; when the prior counted the pair (`counted`), its own judgement is left out. */
 export function pairPrior(prior: AbstractPrior, p: RelevancePair, counted: boolean): number {
-  const [about, n] = prior.counts[p.abstractId ?? ""] ?? [0, 0];
-  return counted && p.kind === "own-judged" && p.abstractId !== undefined
-    ? abstractPriorFeature(prior, about - p.about, n - 1)
-    : abstractPriorFeature(prior, about, n);
+  const own = counted && p.kind === "own-judged" && p.abstractId !== undefined;
+  return abstractPriorOf(prior, p.abstractId, own ? p.about : undefined);
 }
-const WRITTEN_WEIGHTS = [0, 0.25];
-const V2 = "v2 (lexical+use)";
 
 /** Area under the ROC curve (ties count half). */
 export function rocAuc(labels: readonly (0 | 1)[], scores: readonly number[]): number {
@@ -496,11 +495,15 @@ export async function trainRelevanceGate(
   };
   // The abstract prior of a fit is counted from its own rows; a row it counts has its own judgement left out.
   const readsPrior = (family: string) => FEATURE_SETS[family].includes(PRIOR_FEATURE);
-  const rowOf = (family: string, r: number, prior: AbstractPrior | undefined, counted: boolean) => {
-    if (!prior || !readsPrior(family)) return matrix(family)[r];
-    trainTables[r].set(PRIOR_FEATURE, pairPrior(prior, train[r], counted));
-    return selectFeatures(FEATURE_SETS[family], trainTables[r]);
+  // A pair's features for `family`, its prior's value set first when the family reads one.
+  const withPrior = (family: string, table: Map<string, number>, prior: number | undefined) => {
+    if (prior !== undefined) table.set(PRIOR_FEATURE, prior);
+    return selectFeatures(FEATURE_SETS[family], table);
   };
+  const rowOf = (family: string, r: number, prior: AbstractPrior | undefined, counted: boolean) =>
+    prior && readsPrior(family)
+      ? withPrior(family, trainTables[r], pairPrior(prior, train[r], counted))
+      : matrix(family)[r];
   const fit = (rows: number[], t: Config) => {
     const used = rows.filter((r) => weightOf(r, t) > 0);
     const prior = readsPrior(t.family) ? fitAbstractPrior(rows.map((r) => train[r])) : undefined;
@@ -572,10 +575,9 @@ export async function trainRelevanceGate(
   const devTables = await tables(data.dev);
   const devY = data.dev.map((p) => p.about);
   const devClaims = data.dev.map((p) => p.claimId);
-  const devProbs = devTables.map((t, i) => {
-    if (final.prior) t.set(PRIOR_FEATURE, pairPrior(final.prior, data.dev[i], false));
-    return final.predict(selectFeatures(FEATURE_SETS[chosen.family], t));
-  });
+  const devProbs = devTables.map((t, i) =>
+    final.predict(withPrior(chosen.family, t, final.prior && pairPrior(final.prior, data.dev[i], false))),
+  );
   const devV2 = devTables.map((t) => finalV2.predict(selectFeatures(FEATURE_SETS[V2], t)));
   const report: GateReport = {
     chosen,

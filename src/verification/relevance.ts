@@ -101,6 +101,14 @@ export function abstractPriorFeature(prior: AbstractPrior, about: number, judged
   return Math.log(p / (1 - p));
 }
 
+/** The prior feature of abstract `id` (none or never judged: the overall share), `leaveOut` one judgement of it. */
+export function abstractPriorOf(prior: AbstractPrior, id: string | undefined, leaveOut?: 0 | 1): number {
+  const [about, judged] = (id !== undefined && prior.counts[id]) || [0, 0];
+  return leaveOut === undefined
+    ? abstractPriorFeature(prior, about, judged)
+    : abstractPriorFeature(prior, about - leaveOut, judged - 1);
+}
+
 /** An abstract as the gate reads it. */
 export interface GateDoc {
   /** The abstract's id in the index: the prior of a model with an abstractPrior reads it. */
@@ -301,12 +309,8 @@ export class RelevanceGate {
       throw new Error("this relevance model needs the claim-abstract similarity");
     if (this.topics && !topic) throw new Error("this relevance model needs the topic features");
     const subject = this.words ? subjectFeatures(this.words, this.idf, claim, sentences, title) : undefined;
-    const prior = this.json.abstractPrior;
-    const [about, judged] = (id !== undefined && prior?.counts[id]) || [0, 0];
-    const x = selectFeatures(
-      this.names,
-      featureTable(base, similarity, subject, topic, prior && abstractPriorFeature(prior, about, judged)),
-    );
+    const prior = this.json.abstractPrior && abstractPriorOf(this.json.abstractPrior, id);
+    const x = selectFeatures(this.names, featureTable(base, similarity, subject, topic, prior));
     return this.model.predictProba(standardise(x, this.json.standardiser))[1];
   }
 }
