@@ -10,7 +10,7 @@ import {
   readNarrativeModel,
 } from "../src/narratives/classifier.ts";
 import { NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
-import { chooseGateThreshold, gateWorstRatio, mlpPays } from "../src/narratives/train.ts";
+import { chooseGateThreshold, gateWorstRatio, leximinBetter, mlpPays } from "../src/narratives/train.ts";
 
 /** The same subject said both ways: only the contrarian one carries a narrative (1_1, "ice isn't melting"). */
 const MAINSTREAM = "Arctic sea ice is shrinking fast";
@@ -202,4 +202,15 @@ test("a second gate reader ships only when the worst ratio falls and no mainstre
   assert.equal(mlpPays(cells, linear, gate(1, 8, 32)), false);
   assert.equal(mlpPays(cells, linear, gate(2, 9, 30)), false);
   assert.equal(mlpPays(cells, linear, linear), false);
+});
+
+test("a data source joins the gate when the cell ratios fall worst first: a tie on the worst cell goes to the next", () => {
+  // The worst falls: better, whatever the rest.
+  assert.equal(leximinBetter([2.5, 2.0, 0.1], [2.7, 1.0, 0.1]), true);
+  assert.equal(leximinBetter([2.7, 1.0, 0.1], [2.5, 2.0, 0.1]), false);
+  // The worst ties (the same cell, FLICC misses, unchanged): the next worst decides, in any order of the cells.
+  assert.equal(leximinBetter([0.9, 2.701, 1.6], [2.701, 1.9, 0.9]), true);
+  assert.equal(leximinBetter([2.701, 1.9, 0.9], [0.9, 2.701, 1.6]), false);
+  // All equal: no gain, so the source stays out.
+  assert.equal(leximinBetter([2, 1], [1, 2]), false);
 });

@@ -16,7 +16,14 @@ import {
   NarrativeClassifier,
   readNarrativeModel,
 } from "./classifier.ts";
-import { countBySource, DEV_FRACTION, loadNarrativeData, SPLIT_SALT, type StanceExample } from "./data.ts";
+import {
+  countBySource,
+  DEV_FRACTION,
+  loadNarrativeData,
+  NARRATIVES_LAST_JUDGED_CLAIM,
+  SPLIT_SALT,
+  type StanceExample,
+} from "./data.ts";
 import type { FeatureFamily } from "./features.ts";
 import type { NarrativeModelJson, TextEmbedder } from "./model.ts";
 import {
@@ -118,8 +125,12 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
   const encoder = needsEncoder && o.openEncoder ? await o.openEncoder() : undefined;
   try {
     const embedder = encoder ? memoEmbedder(encoder) : undefined;
-    // Whether GWSD pays is cross-validated once, on the first variant trained (fast: the linear gate); the others follow.
+    // Whether GWSD pays is cross-validated once, on the fast variant (the linear gate); the others follow, also when
+    // trained alone (--only full) beside a fast.json already written.
     let gwsd = DEFAULT_TRAIN_OPTIONS.gwsd;
+    const fastFile = join(outDir, FAST_MODEL_FILE);
+    if (o.only === "full" && existsSync(fastFile))
+      gwsd = (await readNarrativeModel(fastFile)).crossValidation.gwsd?.used ?? gwsd;
     for (const v of variants) {
       log(`training ${v.file} (${v.families.join("+")})`);
       const json = await trainNarrativeModel(data.train, data.stanceTrain, {
@@ -256,7 +267,9 @@ From \`../shared/data\`. Codes: CARDS validation (one code per paragraph, 0_0 = 
 tokenized text (salt \`${SPLIT_SALT}\`, dev fraction ${DEV_FRACTION}); FLICC test is scored separately. A
 ClimateCheck training file, when given to \`climatecheck train narratives --climatecheck FILE\`, is added to train.
 The train claims of our judged set (data/judged/README.md: claims as people post them, accurate with 0_0 and
-contrarian with the CARDS codes they assert) are added to train; its dev and test claims never train.
+contrarian with the CARDS codes they assert) are added to train, up to uc-${NARRATIVES_LAST_JUDGED_CLAIM} (the train claims added
+later were tried and left out: with them both models named a narrative on an accurate claim users reported, and
+mainstream false alarms rose on dev; src/narratives/data.ts); its dev and test claims never train.
 The written contrast texts (data/narratives-contrast/README.md): for every CARDS code, texts that assert it and texts
 on the same subjects that do not (accurate statements, pro-action posts, rebuttals that state the myth to reject it,
 mainstream claims in contrarian-sounding words); split by subject (seeded hash, about 60/20/20); the train split

@@ -100,6 +100,19 @@ export function splitKey(text: string): string {
   return tokenize(text).join(" ");
 }
 
+/**
+ * The judged claims the narratives models learn from: uc-001 to uc-584. The 160 train claims added on 2026-12-03
+ * (uc-585 to uc-744) were tried and stay out, as the written round 2 does: trained with them, both models named a
+ * narrative on an accurate claim users reported ("Nearly all climate scientists agree that humans are warming the
+ * planet"; full.json also on "Sea level rise is accelerating"), and fast's false alarms rose on the judged accurate
+ * dev claims (4 -> 5 of 60), ClimateStance Favor (0.158 -> 0.180), Climate-FEVER SUPPORTS (0.143 -> 0.165) and the
+ * hand-written mainstream claims (0 -> 1 of 10) for 2 more judged contrarian dev claims found (33 -> 35 of 58). They
+ * train the relevance gate, the re-ranker and the verifier.
+ */
+export const NARRATIVES_LAST_JUDGED_CLAIM = 584;
+export const narrativesLearnFrom = (claimId: string): boolean =>
+  Number(claimId.replace(/^uc-/, "")) <= NARRATIVES_LAST_JUDGED_CLAIM;
+
 export async function loadNarrativeData(
   dataDir?: string,
   climatecheckTrain?: string,
@@ -126,7 +139,7 @@ export async function loadNarrativeData(
   }
   // Our judged train claims: claims as people post them, accurate (0_0) and contrarian, with their codes.
   for (const c of await readJudgedClaims(judgedClaims)) {
-    if (c.split === "train")
+    if (c.split === "train" && narrativesLearnFrom(c.id))
       train.push({ id: `judged:${c.id}`, text: c.claim, codes: canonicalCodeSet(c.cards) });
   }
   const fliccTest = (await readFlicc(files.flicc.test)).examples;

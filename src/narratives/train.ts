@@ -470,12 +470,31 @@ export const cellShare = (cells: readonly string[], p: readonly number[], c: str
  * absent from the data are skipped; none present gives NaN.
  */
 export function gateWorstRatio(cells: readonly string[], p: readonly number[], t: number): number {
+  const ratios = gateRatios(cells, p, t);
+  return ratios.length ? Math.max(...ratios) : Number.NaN;
+}
+
+/** Each present target cell's ratio of error to allowance at threshold `t` (gateWorstRatio is their maximum). */
+export function gateRatios(cells: readonly string[], p: readonly number[], t: number): number[] {
   const present = (c: string) => cells.includes(c);
-  const ratios = [
+  return [
     ...FALSE_ALARM_CELLS.filter(present).map((c) => cellShare(cells, p, c, t) / FALSE_ALARM_ALLOWANCE[c]),
     ...MISS_CELLS.filter(present).map((c) => (1 - cellShare(cells, p, c, t)) / MISS_ALLOWANCE[c]),
   ];
-  return ratios.length ? Math.max(...ratios) : Number.NaN;
+}
+
+/**
+ * Whether cell ratios `a` beat `b` worst first (leximin): the worst ratio falls, or the two tie and the next worst
+ * decides. A tie on the worst cell alone says nothing of the others, so it must not settle the choice by default.
+ */
+export function leximinBetter(a: readonly number[], b: readonly number[]): boolean {
+  const x = [...a].sort((u, v) => v - u);
+  const y = [...b].sort((u, v) => v - u);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] < y[i] - 1e-9) return true;
+    if (x[i] > y[i] + 1e-9) return false;
+  }
+  return false;
 }
 
 /** Mainstream cells none of whose false-alarm share a second gate reader may raise by more than MAX_RISE. */
@@ -573,7 +592,8 @@ export async function trainNarrativeModel(
       emb && !linearOnly ? rows.map((e) => get(e.text)) : undefined,
     );
   // GWSD's news sentences join the gate where cross-validation says they pay: with "cv", the linear gate is fitted
-  // with and without them, and they stay when the worst ratio over the target cells (none of them GWSD) falls.
+  // with and without them, and they stay when the ratios over the target cells (none of them GWSD) fall, worst first
+  // (leximin: on a tie of the worst cell the next worst decides).
   const withoutGwsd = allStance.filter((e) => !isGwsd(e));
   let stance: readonly StanceExample[] = options.gwsd === false ? withoutGwsd : allStance;
   let gwsdCv: { with: number; without: number } | undefined;
@@ -582,7 +602,9 @@ export async function trainNarrativeModel(
     log("GWSD: cross-validating the linear gate with and without it");
     const [withIt, withoutIt] = [fitGateOn(allStance, true), fitGateOn(withoutGwsd, true)];
     gwsdCv = { with: withIt.worst, without: withoutIt.worst };
-    const pays = gwsdCv.with < gwsdCv.without - 1e-12;
+    const ratios = (rows: readonly StanceExample[], fit: GateFit) =>
+      gateRatios(rows.map(stanceCell), fit.oof, NARRATIVE_THRESHOLD);
+    const pays = leximinBetter(ratios(allStance, withIt), ratios(withoutGwsd, withoutIt));
     stance = pays ? allStance : withoutGwsd;
     log(
       `GWSD: worst ratio ${gwsdCv.with.toFixed(3)} with, ${gwsdCv.without.toFixed(3)} without: ${pays ? "used" : "left out"}`,
