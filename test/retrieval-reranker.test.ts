@@ -87,6 +87,17 @@ test("a re-ranker trained on a small corpus ranks the gold abstracts first and s
     assert.equal((await r.retrieve("Antarctica is losing ice mass", 1))[0].id, "a8");
     // Without the vector set it was trained with, the retriever falls back to stage 1 instead of guessing.
     assert.equal(new Retriever(index, { reranker: loaded }).reranker, undefined);
+    // A scorer learnt on the built-in corpus's judged pairs applies there only: any other index gets the stand-in.
+    const judgedModel = { ...fit.model.toJSON(), bias: [42] };
+    const adapted = new Reranker({
+      ...reranker.json,
+      model: judgedModel,
+      judged: { standIn: reranker.json.model, weight: 4, l2: 0.01, claims: 6 },
+    });
+    assert.equal(adapted.forCorpus(true), adapted);
+    assert.deepEqual(adapted.forCorpus(false).json.model, reranker.json.model);
+    assert.equal(adapted.forCorpus(false).json.judged, undefined);
+    assert.equal(reranker.forCorpus(false), reranker);
   } finally {
     index.close();
   }

@@ -1,6 +1,7 @@
 /** Opens an index with its query encoders and the shipped re-ranker: the one way the CLI and server retrieve. */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { isBuiltinOnly } from "../data/builtin-corpus.ts";
 import { MODELS_DIR } from "../data/paths.ts";
 import type { SentenceEncoder } from "../encoders/sentence-encoder.ts";
 import { openIndex } from "../index/open.ts";
@@ -57,7 +58,7 @@ export async function openRetriever(
   const enc = await openQueryEncoders(index.manifest, options.useEncoder);
   const path =
     options.model === undefined ? (existsSync(RERANKER_PATH) ? RERANKER_PATH : undefined) : options.model;
-  const reranker = path ? Reranker.load(path) : undefined;
+  const reranker = path ? Reranker.load(path).forCorpus(isBuiltinOnly(index.manifest.sources)) : undefined;
   const retriever = new Retriever(index, { encoders: enc.encoders, words: enc.words, reranker });
   return {
     retriever,

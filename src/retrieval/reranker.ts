@@ -54,6 +54,16 @@ export class Reranker {
     await writeFileAtomic(path, `${JSON.stringify(this.json)}\n`);
   }
 
+  /**
+   * The re-ranker for an index: the judged scorer was learnt on claims against the built-in corpus and is measured
+   * there only (on SciFact and Climate-FEVER dev it cost R@5, BENCHMARKS.md "Retrieval"), so any other index gets
+   * the stand-in weights.
+   */
+  forCorpus(builtinOnly: boolean): Reranker {
+    if (builtinOnly || !this.json.judged) return this;
+    return new Reranker({ ...this.json, model: this.json.judged.standIn, judged: undefined });
+  }
+
   score(x: Float32Array): number {
     return this.model.decision(standardise(x, this.json.standardiser))[0];
   }
