@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openUseLite } from "../src/encoders/sentence-encoder.ts";
+import { gwsdSetting } from "../src/narratives/build.ts";
 import {
   FAST_MODEL_FILE,
   FULL_MODEL_FILE,
@@ -10,6 +13,7 @@ import {
   readNarrativeModel,
 } from "../src/narratives/classifier.ts";
 import { NARRATIVE_THRESHOLD } from "../src/narratives/decide.ts";
+import { NARRATIVES_FORMAT } from "../src/narratives/model.ts";
 import { chooseGateThreshold, gateWorstRatio, leximinBetter, mlpPays } from "../src/narratives/train.ts";
 
 /** The same subject said both ways: only the contrarian one carries a narrative (1_1, "ice isn't melting"). */
@@ -213,4 +217,21 @@ test("a data source joins the gate when the cell ratios fall worst first: a tie 
   assert.equal(leximinBetter([2.701, 1.9, 0.9], [0.9, 2.701, 1.6]), false);
   // All equal: no gain, so the source stays out.
   assert.equal(leximinBetter([2, 1], [1, 2]), false);
+});
+
+test("`train narratives --only full` follows the GWSD decision fast.json records; otherwise it is cross-validated", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cc-gwsd-"));
+  assert.equal(await gwsdSetting(dir, "full"), "cv");
+  const fast = (used: boolean) =>
+    writeFileSync(
+      join(dir, FAST_MODEL_FILE),
+      JSON.stringify({ format: NARRATIVES_FORMAT, crossValidation: { gwsd: { used } } }),
+    );
+  fast(true);
+  assert.equal(await gwsdSetting(dir, "full"), true);
+  fast(false);
+  assert.equal(await gwsdSetting(dir, "full"), false);
+  // Training fast (alone or with full) cross-validates it afresh.
+  assert.equal(await gwsdSetting(dir, "fast"), "cv");
+  assert.equal(await gwsdSetting(dir), "cv");
 });

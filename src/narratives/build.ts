@@ -31,6 +31,7 @@ import {
   GATE_THRESHOLD_TIE,
   type GateOptions,
   stanceCounts,
+  type TrainOptions,
   trainNarrativeModel,
 } from "./train.ts";
 
@@ -112,6 +113,16 @@ export async function evaluateModel(
   return { macro_f1: s.macro_f1, group_macro_f1: s.group.macro_f1, ...s.errors, claims: s.claims };
 }
 
+/**
+ * Whether GWSD pays is cross-validated once, on the fast variant (the linear gate); the others follow, also when
+ * trained alone (--only full) beside a fast.json already written: then its recorded decision.
+ */
+export async function gwsdSetting(outDir: string, only?: "fast" | "full"): Promise<TrainOptions["gwsd"]> {
+  const fastFile = join(outDir, FAST_MODEL_FILE);
+  if (only !== "full" || !existsSync(fastFile)) return DEFAULT_TRAIN_OPTIONS.gwsd;
+  return (await readNarrativeModel(fastFile)).crossValidation.gwsd?.used ?? DEFAULT_TRAIN_OPTIONS.gwsd;
+}
+
 export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> {
   const log = o.log ?? (() => {});
   const outDir = o.outDir ?? NARRATIVES_MODEL_DIR;
@@ -125,12 +136,7 @@ export async function buildNarrativeModels(o: BuildOptions = {}): Promise<void> 
   const encoder = needsEncoder && o.openEncoder ? await o.openEncoder() : undefined;
   try {
     const embedder = encoder ? memoEmbedder(encoder) : undefined;
-    // Whether GWSD pays is cross-validated once, on the fast variant (the linear gate); the others follow, also when
-    // trained alone (--only full) beside a fast.json already written.
-    let gwsd = DEFAULT_TRAIN_OPTIONS.gwsd;
-    const fastFile = join(outDir, FAST_MODEL_FILE);
-    if (o.only === "full" && existsSync(fastFile))
-      gwsd = (await readNarrativeModel(fastFile)).crossValidation.gwsd?.used ?? gwsd;
+    let gwsd = await gwsdSetting(outDir, o.only);
     for (const v of variants) {
       log(`training ${v.file} (${v.families.join("+")})`);
       const json = await trainNarrativeModel(data.train, data.stanceTrain, {
