@@ -607,7 +607,7 @@ export async function trainNarrativeModel(
     const pays = leximinBetter(ratios(allStance, withIt), ratios(withoutGwsd, withoutIt));
     stance = pays ? allStance : withoutGwsd;
     log(
-      `GWSD: worst ratio ${gwsdCv.with.toFixed(3)} with, ${gwsdCv.without.toFixed(3)} without: ${pays ? "used" : "left out"}`,
+      `GWSD: worst ratio ${gwsdCv.with.toFixed(3)} with, ${gwsdCv.without.toFixed(3)} without${Math.abs(gwsdCv.with - gwsdCv.without) < 1e-9 ? " (a tie: the next-worst cells decide)" : ""}: ${pays ? "used" : "left out"}`,
     );
     // Without sentence vectors the linear gate is the gate: no need to fit it again.
     if (!emb) gate = pays ? withIt : withoutIt;

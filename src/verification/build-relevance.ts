@@ -495,11 +495,13 @@ export async function trainRelevanceGate(
   };
   // The abstract prior of a fit is counted from its own rows; a row it counts has its own judgement left out.
   const readsPrior = (family: string) => FEATURE_SETS[family].includes(PRIOR_FEATURE);
-  // A pair's features for `family`, its prior's value set first when the family reads one.
-  const withPrior = (family: string, table: Map<string, number>, prior: number | undefined) => {
-    if (prior !== undefined) table.set(PRIOR_FEATURE, prior);
-    return selectFeatures(FEATURE_SETS[family], table);
-  };
+  // A pair's features for `family`, with its prior's value when the family reads one. The cached table is left as
+  // it is: the prior differs by fold, so it belongs to the row, not to the pair's table.
+  const withPrior = (family: string, table: ReadonlyMap<string, number>, prior: number | undefined) =>
+    selectFeatures(
+      FEATURE_SETS[family],
+      prior === undefined ? table : new Map(table).set(PRIOR_FEATURE, prior),
+    );
   const rowOf = (family: string, r: number, prior: AbstractPrior | undefined, counted: boolean) =>
     prior && readsPrior(family)
       ? withPrior(family, trainTables[r], pairPrior(prior, train[r], counted))
