@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { shares } from "../src/retrieval/train-judged.ts";
-import { fitAbstractPrior, pairPrior, type RelevancePair } from "../src/verification/build-relevance.ts";
+import {
+  fitAbstractPrior,
+  fitSubjectPrior,
+  pairPrior,
+  pairSubjectPrior,
+  type RelevancePair,
+} from "../src/verification/build-relevance.ts";
 import { IdfTable } from "../src/verification/idf.ts";
 import { profile } from "../src/verification/lexical.ts";
 import {
@@ -14,6 +20,7 @@ import {
   RelevanceGate,
   type RelevanceJson,
   selectFeatures,
+  subjectPriorOf,
 } from "../src/verification/relevance.ts";
 import { bm25Self, SUBJECT_FEATURES, subjectFeatures, UnitWords } from "../src/verification/subject.ts";
 
@@ -185,6 +192,69 @@ test("abstract prior in training: counted from judged pairs only, each counted p
   assert.equal(pairPrior(prior, hub[2], false), abstractPriorFeature(prior, 1, 3));
   assert.equal(pairPrior(prior, written, true), abstractPriorFeature(prior, 1, 3));
   assert.equal(pairPrior(prior, pair("new", 1), false), abstractPriorFeature(prior, 0, 0));
+});
+
+test("subject prior: judged pairs by claim code x labelled abstract code, a counted claim's own pairs left out", () => {
+  // Two codes: 0 = sea level, 1 = economics. Claims are read by their (here hand-set) subject distributions.
+  const topicsOf = new Map<string, number[]>([
+    ["sea level claim", [1, 0]],
+    ["other sea level claim", [1, 0]],
+    ["mixed claim", [0.5, 0.5]],
+  ]);
+  const claimTopics = (c: string) => topicsOf.get(c) as number[];
+  const codes = new Map([
+    ["tide", 0],
+    ["gdp", 1],
+  ]);
+  const pair = (claimId: string, claim: string, abstractId: string, about: 0 | 1): RelevancePair => ({
+    claimId,
+    source: "own",
+    claim,
+    sentences: ["s"],
+    about,
+    abstractId,
+    kind: "own-judged",
+  });
+  const pairs = [
+    pair("a", "sea level claim", "tide", 1),
+    pair("a", "sea level claim", "gdp", 0),
+    pair("b", "other sea level claim", "tide", 1),
+    pair("b", "other sea level claim", "gdp", 0),
+    pair("b", "other sea level claim", "unlabelled", 1),
+  ];
+  const fit = fitSubjectPrior(pairs, claimTopics, codes, 2, 2);
+  // The unlabelled abstract does not count: 2 of 4 about.
+  assert.equal(fit.rate, 0.5);
+  const logit = (a: number, n: number) => {
+    const q = (a + 2 * 0.5) / (n + 2);
+    return Math.round(Math.log(q / (1 - q)) * 1e4) / 1e4;
+  };
+  assert.deepEqual(fit.prior.logOdds, [
+    [logit(2, 2), logit(0, 2)],
+    [logit(0, 0), logit(0, 0)],
+  ]);
+  // Sea-level claims against sea-level papers: about; against economics papers: not.
+  assert.ok(subjectPriorOf(fit.prior, [1, 0], "tide") > 0 && subjectPriorOf(fit.prior, [1, 0], "gdp") < 0);
+  // A claim's distribution weighs the rows; an abstract without a label (another corpus) enters by its subject
+  // distribution, and with none the overall share.
+  assert.ok(
+    Math.abs(subjectPriorOf(fit.prior, [0.5, 0.5], "tide") - (logit(2, 2) + logit(0, 0)) / 2) < 1e-12,
+  );
+  assert.equal(subjectPriorOf(fit.prior, [1, 0], "unlabelled", [1, 0]), logit(2, 2));
+  const half = subjectPriorOf(fit.prior, [1, 0], "unlabelled", [0.5, 0.5]);
+  assert.ok(Math.abs(half - (logit(2, 2) + logit(0, 2)) / 2) < 1e-12);
+  assert.equal(subjectPriorOf(fit.prior, [1, 0], "unlabelled"), fit.prior.neutral);
+  assert.equal(fit.prior.neutral, 0);
+  // Counted in the fit, claim a reads the other claim's record only (1 of 1 about for tide papers)...
+  const q = (1 + 2 * 0.5) / (1 + 2);
+  assert.ok(Math.abs(pairSubjectPrior(fit, pairs[0], claimTopics, true) - Math.log(q / (1 - q))) < 1e-12);
+  // ...held out, it reads all of it.
+  assert.equal(pairSubjectPrior(fit, pairs[0], claimTopics, false), logit(2, 2));
+  // A new claim of mixed subject: half each row.
+  const mixed = pair("c", "mixed claim", "gdp", 0);
+  assert.ok(
+    Math.abs(pairSubjectPrior(fit, mixed, claimTopics, true) - (logit(0, 2) + logit(0, 0)) / 2) < 1e-12,
+  );
 });
 
 test("judged ranking shares: of judged shown, and a lower bound counting never-judged abstracts as off-subject", () => {

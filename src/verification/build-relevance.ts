@@ -16,6 +16,7 @@ import {
   ownDataFiles,
   readJudgedClaims,
   readJudgements,
+  readSubjectLabels,
   readWrittenClaims,
   type WrittenClaim,
 } from "../data/judged.ts";
@@ -50,8 +51,11 @@ import {
   RELEVANCE_GATE,
   type RelevanceJson,
   relevanceFeatures,
+  SUBJECT_PRIOR_FEATURE,
+  type SubjectPrior,
   type SubjectScore,
   selectFeatures,
+  subjectPriorOf,
   USE_FEATURE,
 } from "./relevance.ts";
 import { SUBJECT_FEATURES, subjectFeatures, UnitWords, type WordLookup } from "./subject.ts";
@@ -246,6 +250,16 @@ export const FEATURE_SETS: Record<string, readonly string[]> = {
     ...TOPIC_FEATURES,
     PRIOR_FEATURE,
   ],
+  // And the share judged about by subject: the claim's codes against the abstract's labelled code.
+  "v3+products+topics+shape+prior+subject": [
+    ...RELEVANCE_FEATURES,
+    USE_FEATURE,
+    ...SUBJECT_FEATURES,
+    ...products,
+    ...TOPIC_FEATURES,
+    PRIOR_FEATURE,
+    SUBJECT_PRIOR_FEATURE,
+  ],
   "v3+products+topics*": [
     ...RELEVANCE_FEATURES,
     USE_FEATURE,
@@ -265,6 +279,8 @@ export interface GateTrial {
   family: string;
   writtenWeight: number;
   l2: number;
+  /** The subject prior's pseudo-counts, for feature sets that read it. */
+  subjectStrength?: number;
   logLoss: number;
   auc: number;
 }
@@ -312,6 +328,8 @@ export interface GateReport {
 const L2_GRID = [1e-2, 1e-1, 1];
 /** Pseudo-judgements at the overall share that an abstract's prior starts from. */
 const PRIOR_STRENGTH = 4;
+/** The subject prior's pseudo-counts tried (chosen with the rest by cross-validation). */
+const SUBJECT_STRENGTHS = [2, 8];
 
 const WRITTEN_WEIGHTS = [0, 0.25];
 const V2 = "v2 (lexical+use)";
@@ -333,6 +351,93 @@ export function fitAbstractPrior(pairs: readonly RelevancePair[], strength = PRI
 export function pairPrior(prior: AbstractPrior, p: RelevancePair, counted: boolean): number {
   const own = counted && p.kind === "own-judged" && p.abstractId !== undefined;
   return abstractPriorOf(prior, p.abstractId, own ? p.about : undefined);
+}
+
+/** A subject prior in the making: per claim code and abstract code, the weight judged about and the weight judged. */
+interface SubjectCounts {
+  about: Float64Array[];
+  judged: Float64Array[];
+}
+
+const emptyCounts = (codes: number): SubjectCounts => ({
+  about: Array.from({ length: codes }, () => new Float64Array(codes)),
+  judged: Array.from({ length: codes }, () => new Float64Array(codes)),
+});
+
+/** Adds one judged pair to column j (the abstract's code), counted in the claim's codes by its distribution. */
+function countPair(c: SubjectCounts, claimTopics: ArrayLike<number>, j: number, about: 0 | 1) {
+  for (let k = 0; k < c.about.length; k++) {
+    c.about[k][j] += claimTopics[k] * about;
+    c.judged[k][j] += claimTopics[k];
+  }
+}
+
+/** A fitted subject prior with the counts it came from, so a counted claim's own pairs can be taken out. */
+export interface SubjectPriorFit {
+  prior: SubjectPrior;
+  counts: SubjectCounts;
+  rate: number;
+  strength: number;
+  byClaim: Map<string, RelevancePair[]>;
+}
+
+/** The subject prior of a fit (relevance.ts SubjectPrior) from its judged pairs with a labelled abstract. */
+export function fitSubjectPrior(
+  pairs: readonly RelevancePair[],
+  claimTopics: (claim: string) => ArrayLike<number>,
+  codes: ReadonlyMap<string, number>,
+  codeCount: number,
+  strength: number,
+): SubjectPriorFit {
+  const counts = emptyCounts(codeCount);
+  const judged = pairs.filter((p) => p.kind === "own-judged" && p.abstractId && codes.has(p.abstractId));
+  const byClaim = new Map<string, RelevancePair[]>();
+  for (const p of judged) {
+    countPair(counts, claimTopics(p.claim), codes.get(p.abstractId as string) as number, p.about);
+    const mine = byClaim.get(p.claimId);
+    if (mine) mine.push(p);
+    else byClaim.set(p.claimId, [p]);
+  }
+  const rate = judged.reduce((a, p) => a + p.about, 0) / Math.max(1, judged.length);
+  // Log-odds to 4 decimals, as the model file keeps them (64 x 64 of them).
+  const logit = (about: number, n: number) => {
+    const q = (about + strength * rate) / (n + strength);
+    return Math.round(Math.log(q / (1 - q)) * 1e4) / 1e4;
+  };
+  const prior: SubjectPrior = {
+    codes: Object.fromEntries(codes),
+    logOdds: counts.about.map((row, k) => Array.from(row, (a, j) => logit(a, counts.judged[k][j]))),
+    neutral: logit(0, 0),
+  };
+  return { prior, counts, rate, strength, byClaim };
+}
+
+/** A pair's subject prior; when the fit counted the pair's claim (`counted`), that claim's pairs are left out. */
+export function pairSubjectPrior(
+  fit: SubjectPriorFit,
+  p: RelevancePair,
+  claimTopics: (claim: string) => ArrayLike<number>,
+  counted: boolean,
+): number {
+  const own = counted ? fit.byClaim.get(p.claimId) : undefined;
+  const j = p.abstractId === undefined ? undefined : fit.prior.codes[p.abstractId];
+  const topics = claimTopics(p.claim);
+  if (!own || j === undefined) return subjectPriorOf(fit.prior, topics, p.abstractId);
+  // The claim's own pairs on abstracts of code j come out of column j.
+  let x = 0;
+  const mine = own.filter((q) => fit.prior.codes[q.abstractId as string] === j);
+  for (let k = 0; k < fit.counts.about.length; k++) {
+    let a = fit.counts.about[k][j];
+    let n = fit.counts.judged[k][j];
+    for (const q of mine) {
+      const t = claimTopics(q.claim)[k];
+      a -= t * q.about;
+      n -= t;
+    }
+    const q = (Math.max(0, a) + fit.strength * fit.rate) / (Math.max(0, n) + fit.strength);
+    x += topics[k] * Math.log(q / (1 - q));
+  }
+  return x;
 }
 
 /** Area under the ROC curve (ties count half). */
@@ -414,7 +519,13 @@ export function gateFigures(
  * all train pairs; reported on the judged dev pairs.
  */
 export async function trainRelevanceGate(
-  data: { train: readonly RelevancePair[]; dev: readonly RelevancePair[]; idfTexts: readonly string[] },
+  data: {
+    train: readonly RelevancePair[];
+    dev: readonly RelevancePair[];
+    idfTexts: readonly string[];
+    /** Each labelled built-in abstract's main code (an index into the topics model's codes): the subject prior. */
+    abstractCodes?: ReadonlyMap<string, number>;
+  },
   subject: SubjectScore,
   embed: GateEmbed,
   words: WordLookup,
@@ -482,7 +593,7 @@ export async function trainRelevanceGate(
     judgedRows.map((r) => train[r].claimId),
     5,
   );
-  type Config = { family: string; writtenWeight: number; l2: number };
+  type Config = { family: string; writtenWeight: number; l2: number; subjectStrength?: number };
   const weightOf = (r: number, t: Config) => (train[r].kind === "own-judged" ? 1 : t.writtenWeight);
   const rowsOf = new Map<string, number[][]>();
   const matrix = (family: string) => {
@@ -493,23 +604,54 @@ export async function trainRelevanceGate(
     }
     return m;
   };
-  // The abstract prior of a fit is counted from its own rows; a row it counts has its own judgement left out.
+  // The priors of a fit are counted from its own rows; a row they count has its own judgement (the subject prior:
+  // its claim's judgements) left out.
   const readsPrior = (family: string) => FEATURE_SETS[family].includes(PRIOR_FEATURE);
-  // A pair's features for `family`, with its prior's value when the family reads one. The cached table is left as
-  // it is: the prior differs by fold, so it belongs to the row, not to the pair's table.
-  const withPrior = (family: string, table: ReadonlyMap<string, number>, prior: number | undefined) =>
-    selectFeatures(
-      FEATURE_SETS[family],
-      prior === undefined ? table : new Map(table).set(PRIOR_FEATURE, prior),
-    );
-  const rowOf = (family: string, r: number, prior: AbstractPrior | undefined, counted: boolean) =>
-    prior && readsPrior(family)
-      ? withPrior(family, trainTables[r], pairPrior(prior, train[r], counted))
-      : matrix(family)[r];
+  const readsSubjectPrior = (family: string) => FEATURE_SETS[family].includes(SUBJECT_PRIOR_FEATURE);
+  const codes = data.abstractCodes;
+  const codeCount = topics?.codes.length ?? 0;
+  // The claims' subject distributions, as the topic features read them (tables() filled the memo).
+  const claimTopicsOf = (claim: string) => topicMemo.get(claim) as Float32Array;
+  type Fit = { abstract?: AbstractPrior; subject?: SubjectPriorFit };
+  const fitPriors = (pairs: readonly RelevancePair[], t: Config): Fit => ({
+    ...(readsPrior(t.family) ? { abstract: fitAbstractPrior(pairs) } : {}),
+    ...(readsSubjectPrior(t.family) && codes
+      ? {
+          subject: fitSubjectPrior(
+            pairs,
+            claimTopicsOf,
+            codes,
+            codeCount,
+            t.subjectStrength ?? SUBJECT_STRENGTHS[0],
+          ),
+        }
+      : {}),
+  });
+  // A pair's features for `t`, with its priors' values when the family reads them. The cached table is left as it
+  // is: a prior differs by fold, so it belongs to the row, not to the pair's table.
+  const featuresOf = (
+    t: Config,
+    p: RelevancePair,
+    table: ReadonlyMap<string, number>,
+    f: Fit,
+    counted: boolean,
+  ) => {
+    if (!f.abstract && !f.subject) return selectFeatures(FEATURE_SETS[t.family], table);
+    const withPriors = new Map(table);
+    if (f.abstract) withPriors.set(PRIOR_FEATURE, pairPrior(f.abstract, p, counted));
+    if (f.subject)
+      withPriors.set(SUBJECT_PRIOR_FEATURE, pairSubjectPrior(f.subject, p, claimTopicsOf, counted));
+    return selectFeatures(FEATURE_SETS[t.family], withPriors);
+  };
+  const rowOf = (t: Config, r: number, f: Fit, counted: boolean) =>
+    f.abstract || f.subject ? featuresOf(t, train[r], trainTables[r], f, counted) : matrix(t.family)[r];
   const fit = (rows: number[], t: Config) => {
     const used = rows.filter((r) => weightOf(r, t) > 0);
-    const prior = readsPrior(t.family) ? fitAbstractPrior(rows.map((r) => train[r])) : undefined;
-    const raw = used.map((r) => rowOf(t.family, r, prior, true));
+    const priors = fitPriors(
+      rows.map((r) => train[r]),
+      t,
+    );
+    const raw = used.map((r) => rowOf(t, r, priors, true));
     const standardiser = fitStandardiser(raw);
     const model = trainLogistic(
       raw.map((v) => standardise(v, standardiser)),
@@ -520,7 +662,7 @@ export async function trainRelevanceGate(
     return {
       standardiser,
       model,
-      prior,
+      priors,
       predict: (v: number[]) => model.predictProba(standardise(v, standardiser))[1],
     };
   };
@@ -528,21 +670,31 @@ export async function trainRelevanceGate(
     const probs = new Array<number>(judgedRows.length);
     for (const split of folds) {
       const f = fit([...split.fit.map((k) => judgedRows[k]), ...writtenRows], t);
-      for (const k of split.held) probs[k] = f.predict(rowOf(t.family, judgedRows[k], f.prior, false));
+      for (const k of split.held) probs[k] = f.predict(rowOf(t, judgedRows[k], f.priors, false));
     }
     return probs;
   };
   const judgedY = judgedRows.map((r) => Y[r]);
   const trials: GateTrial[] = [];
-  for (const family of Object.keys(FEATURE_SETS).filter((f) => topics || !readsTopics(f)))
+  const families = Object.keys(FEATURE_SETS).filter(
+    (f) => (topics || !readsTopics(f)) && (codes || !readsSubjectPrior(f)),
+  );
+  for (const family of families)
     for (const writtenWeight of WRITTEN_WEIGHTS)
-      for (const l2 of L2_GRID) {
-        const t = { family, writtenWeight, l2 };
-        const probs = outOfFold(t);
-        const logLoss =
-          -probs.reduce((a, p, i) => a + Math.log(Math.max(1e-12, judgedY[i] ? p : 1 - p)), 0) / probs.length;
-        trials.push({ ...t, logLoss, auc: rocAuc(judgedY, probs) });
-      }
+      for (const l2 of L2_GRID)
+        for (const subjectStrength of readsSubjectPrior(family) ? SUBJECT_STRENGTHS : [undefined]) {
+          const t = {
+            family,
+            writtenWeight,
+            l2,
+            ...(subjectStrength === undefined ? {} : { subjectStrength }),
+          };
+          const probs = outOfFold(t);
+          const logLoss =
+            -probs.reduce((a, p, i) => a + Math.log(Math.max(1e-12, judgedY[i] ? p : 1 - p)), 0) /
+            probs.length;
+          trials.push({ ...t, logLoss, auc: rocAuc(judgedY, probs) });
+        }
   const best = (family?: string) =>
     trials
       .filter((t) => !family || t.family === family)
@@ -553,7 +705,7 @@ export async function trainRelevanceGate(
   const chosen = best();
   const v2 = best(V2);
   log(
-    `relevance: chosen ${chosen.family}, written weight ${chosen.writtenWeight}, L2 ${chosen.l2} (CV log loss ${f3(chosen.logLoss)}, AUC ${f3(chosen.auc)})`,
+    `relevance: chosen ${chosen.family}, written weight ${chosen.writtenWeight}, L2 ${chosen.l2}${chosen.subjectStrength === undefined ? "" : `, subject prior strength ${chosen.subjectStrength}`} (CV log loss ${f3(chosen.logLoss)}, AUC ${f3(chosen.auc)})`,
   );
   const judgedClaims = judgedRows.map((r) => train[r].claimId);
   const cv = gateFigures(judgedClaims, judgedY, outOfFold(chosen));
@@ -570,7 +722,8 @@ export async function trainRelevanceGate(
       ? { words: WORD_VECTORS }
       : {}),
     ...(readsTopics(chosen.family) ? { topics: TOPICS_FORMAT } : {}),
-    ...(final.prior ? { abstractPrior: final.prior } : {}),
+    ...(final.priors.abstract ? { abstractPrior: final.priors.abstract } : {}),
+    ...(final.priors.subject ? { subjectPrior: final.priors.subject.prior } : {}),
     standardiser: final.standardiser,
     model: final.model.toJSON(),
   };
@@ -578,7 +731,7 @@ export async function trainRelevanceGate(
   const devY = data.dev.map((p) => p.about);
   const devClaims = data.dev.map((p) => p.claimId);
   const devProbs = devTables.map((t, i) =>
-    final.predict(withPrior(chosen.family, t, final.prior && pairPrior(final.prior, data.dev[i], false))),
+    final.predict(featuresOf(chosen, data.dev[i], t, final.priors, false)),
   );
   const devV2 = devTables.map((t) => finalV2.predict(selectFeatures(FEATURE_SETS[V2], t)));
   const report: GateReport = {
@@ -588,7 +741,7 @@ export async function trainRelevanceGate(
     cvV2,
     dev: gateFigures(devClaims, devY, devProbs),
     devV2: gateFigures(devClaims, devY, devV2),
-    ...(final.prior ? { priorAbstracts: Object.keys(final.prior.counts).length } : {}),
+    ...(final.priors.abstract ? { priorAbstracts: Object.keys(final.priors.abstract.counts).length } : {}),
     trainPairs: {
       judged: judgedRows.length,
       written: writtenRows.length,
@@ -623,10 +776,11 @@ export async function buildRelevanceGate(options: {
   const log = options.log ?? (() => {});
   const outDir = options.outDir ?? join(MODELS_DIR, "relevance");
   const files = ownDataFiles(options.ownDataDir);
-  const [claims, judgements, written] = await Promise.all([
+  const [claims, judgements, written, subjects] = await Promise.all([
     readJudgedClaims(files.claims),
     readJudgements(files.judgements),
     readWrittenClaims(files.writtenClaims),
+    readSubjectLabels(files.abstractSubjects),
   ]);
   const corpus = await builtinAbstracts();
   const abstractOf: AbstractOf = (id) => corpus.get(id);
@@ -640,10 +794,16 @@ export async function buildRelevanceGate(options: {
   const scope = await loadScopeDetector();
   const words = await sharedWordVectors();
   const topics = await loadTopicModel();
+  const codeIndex = new Map(topics.codes.map((c, i) => [c, i]));
+  const abstractCodes = new Map(
+    subjects.flatMap((l) =>
+      corpus.has(l.id) && codeIndex.has(l.main) ? [[l.id, codeIndex.get(l.main) as number]] : [],
+    ),
+  );
   const use = await openUseLite();
   try {
     const { json, report } = await trainRelevanceGate(
-      { train, dev, idfTexts },
+      { train, dev, idfTexts, abstractCodes },
       (t) => scope.pClimate(t),
       (texts) => use.embed(texts),
       words,
@@ -728,10 +888,17 @@ Binary logistic regression on standardised features (${FEATURE_SETS[r.chosen.fam
   more from the pair to pass. In cross-validation it is counted from the fit folds' pairs only, each pair's own
   judgement left out. An abstract never judged, and every abstract of another corpus, gets the overall share: the
   feature helps only on the built-in corpus.
+- \`${SUBJECT_PRIOR_FEATURE}\` (+subject): the judged train pairs' share about by subject, for the claim's codes
+  against the abstract's code: a 64 x 64 table of log-odds (pseudo-judgements at the overall share, as many as
+  cross-validation chose), each pair counted in the claim's codes by the subject model's distribution, and the
+  abstract by its labelled main code (\`data/abstract-subjects\`, every built-in abstract). The feature is the
+  claim's distribution times the row of the abstract's code, so the judged record of "sea-level claims against
+  economics papers" reaches abstracts never judged. In cross-validation it is counted from the fit folds' pairs,
+  each counted claim's own pairs left out. An abstract without a label (another corpus) gets the overall share.
 
 The feature set, the weight of the written claims and the L2 were chosen by 5-fold cross-validated log loss on the
 held-out judged train pairs (folds by claim; written claims only ever train). Chosen: **${r.chosen.family},
-written weight ${r.chosen.writtenWeight}, L2 ${r.chosen.l2}** (CV log loss ${f3(r.chosen.logLoss)}, AUC
+written weight ${r.chosen.writtenWeight}, L2 ${r.chosen.l2}${r.chosen.subjectStrength === undefined ? "" : `, subject prior ${r.chosen.subjectStrength} pseudo-judgements`}** (CV log loss ${f3(r.chosen.logLoss)}, AUC
 ${f3(r.chosen.auc)}). Best weight and L2 of each feature set:
 
 | features | written weight | L2 | CV log loss | CV AUC |

@@ -78,6 +78,8 @@ export interface RelevanceJson {
   topics?: string;
   /** How often each built-in abstract was judged about the train claims it was shown for; absent: not read. */
   abstractPrior?: AbstractPrior;
+  /** The judged train pairs' share about by claim and abstract subject; absent: not read. */
+  subjectPrior?: SubjectPrior;
   standardiser: Standardiser;
   model: LogisticJson;
 }
@@ -107,6 +109,48 @@ export function abstractPriorOf(prior: AbstractPrior, id: string | undefined, le
   return leaveOut === undefined
     ? abstractPriorFeature(prior, about, judged)
     : abstractPriorFeature(prior, about - leaveOut, judged - 1);
+}
+
+/**
+ * The judged train pairs by subject: for claim code k and abstract code j (the subject model's codes), the log-odds
+ * of the share judged about (pseudo-counts at the overall share), each pair counted in the claim's codes by the subject
+ * model's distribution. An abstract enters by its labelled main code (data/abstract-subjects), so the record of
+ * "sea-level claims against economics papers" reaches abstracts never judged; an abstract without a label (another
+ * corpus) enters by the subject model's distribution for it.
+ */
+export interface SubjectPrior {
+  /** Each labelled built-in abstract's main code, as an index into the subject model's codes. */
+  codes: Record<string, number>;
+  /** logOdds[k][j]: claim code k, abstract code j. */
+  logOdds: number[][];
+  /** The log-odds of the overall share: a pair with no subject reading of the abstract. */
+  neutral: number;
+}
+
+export const SUBJECT_PRIOR_FEATURE = "subject_prior";
+
+/**
+ * The subject prior of a pair: the claim's distribution over codes against the abstract's labelled code, or, for an
+ * abstract without a label, against the subject model's distribution for it (`abstractTopics`; none: the overall
+ * share).
+ */
+export function subjectPriorOf(
+  prior: SubjectPrior,
+  claimTopics: ArrayLike<number>,
+  id?: string,
+  abstractTopics?: ArrayLike<number>,
+): number {
+  const label = id === undefined ? undefined : prior.codes[id];
+  if (label === undefined && !abstractTopics) return prior.neutral;
+  let x = 0;
+  for (let k = 0; k < prior.logOdds.length; k++) {
+    const row = prior.logOdds[k];
+    if (label !== undefined) x += claimTopics[k] * row[label];
+    else
+      for (let j = 0; j < row.length; j++)
+        x += claimTopics[k] * (abstractTopics as ArrayLike<number>)[j] * row[j];
+  }
+  return x;
 }
 
 /** An abstract as the gate reads it. */
@@ -185,9 +229,11 @@ export function featureTable(
   subject: readonly number[] | undefined,
   topic?: readonly number[],
   prior?: number,
+  subjectPrior?: number,
 ): Map<string, number> {
   const t = new Map<string, number>(RELEVANCE_FEATURES.map((n, i) => [n, base[i]]));
   if (prior !== undefined) t.set(PRIOR_FEATURE, prior);
+  if (subjectPrior !== undefined) t.set(SUBJECT_PRIOR_FEATURE, subjectPrior);
   if (topic)
     TOPIC_FEATURES.forEach((n, i) => {
       t.set(n, topic[i]);
@@ -271,16 +317,13 @@ export class RelevanceGate {
     const claimTopics = this.topics?.distribution(claim, vectors?.claim);
     return docs.map((d, i) => {
       const v = vectors?.docs[i];
-      const topic =
-        this.topics && claimTopics
-          ? topicFeatures(claimTopics, this.topics.distribution(abstractText(d.sentences, d.title), v))
-          : undefined;
+      const abstractTopics = this.topics?.distribution(abstractText(d.sentences, d.title), v);
       return this.probability(
         claim,
         d.sentences,
         d.title,
         v && vectors ? cosine(vectors.claim, v) : undefined,
-        topic,
+        claimTopics && abstractTopics ? { claim: claimTopics, abstract: abstractTopics } : undefined,
         d.id,
       );
     });
@@ -288,14 +331,15 @@ export class RelevanceGate {
 
   /**
    * P(the abstract is about the claim's subject), given the claim-lead similarity and the topic features
-   * (topics.ts) when the model reads them, and the abstract's id for its prior (none: the overall share).
+   * (topics.ts) when the model reads them (both sides' distributions), and the abstract's id for its priors (none:
+   * the overall share for the abstract prior, the abstract's distribution for the subject prior).
    */
   probability(
     claim: string,
     sentences: readonly string[],
     title?: string,
     similarity?: number,
-    topic?: readonly number[],
+    topics?: { claim: Float32Array; abstract: Float32Array },
     id?: string,
   ): number {
     const base = relevanceFeatures(
@@ -307,10 +351,15 @@ export class RelevanceGate {
     );
     if (this.usesEncoder && similarity === undefined)
       throw new Error("this relevance model needs the claim-abstract similarity");
-    if (this.topics && !topic) throw new Error("this relevance model needs the topic features");
+    if (this.topics && !topics) throw new Error("this relevance model needs the subject distributions");
+    const topic = topics && topicFeatures(topics.claim, topics.abstract);
     const subject = this.words ? subjectFeatures(this.words, this.idf, claim, sentences, title) : undefined;
     const prior = this.json.abstractPrior && abstractPriorOf(this.json.abstractPrior, id);
-    const x = selectFeatures(this.names, featureTable(base, similarity, subject, topic, prior));
+    const subjectPrior =
+      this.json.subjectPrior &&
+      topics &&
+      subjectPriorOf(this.json.subjectPrior, topics.claim, id, topics.abstract);
+    const x = selectFeatures(this.names, featureTable(base, similarity, subject, topic, prior, subjectPrior));
     return this.model.predictProba(standardise(x, this.json.standardiser))[1];
   }
 }
