@@ -10,7 +10,7 @@ import { openUseLite } from "../src/encoders/sentence-encoder.ts";
 import { loadScopeDetector } from "../src/scope/scope.ts";
 import { splitSentences } from "../src/text/sentences.ts";
 import { NEI } from "../src/types.ts";
-import { loadRelevanceGate, RELEVANCE_GATE } from "../src/verification/relevance.ts";
+import { loadRelevanceGate, RELEVANCE_GATE, SUBJECT_PRIOR_FEATURE } from "../src/verification/relevance.ts";
 import { TOPICS_FORMAT } from "../src/verification/topics.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cc-judged-"));
@@ -163,8 +163,15 @@ test("relevance gate: a judged hard negative (shares the claim's word, about som
     const melt = doc("arXiv:1804.04754");
     const extent = "Arctic sea ice extent keeps shrinking, winter and summer.";
     const [known] = await gate.probabilities(extent, [{ ...melt, id: "arXiv:1804.04754" }]);
-    const [unknown] = await gate.probabilities(extent, [melt]);
-    assert.ok(known < unknown - 0.1, `melt ponds, with its judged share ${known}, without ${unknown}`);
+    // Its twin under an id never judged, with the same labelled subject: only the abstract prior differs.
+    const subjects = gate.json.subjectPrior;
+    assert.ok(subjects);
+    subjects.codes["never-judged-twin"] = subjects.codes["arXiv:1804.04754"];
+    const [twin] = await gate.probabilities(extent, [{ ...melt, id: "never-judged-twin" }]);
+    assert.ok(known < twin - 0.1, `melt ponds, with its judged share ${known}, never judged ${twin}`);
+    // An abstract without a subject label (another corpus) is scored by the gate that does not read the subject prior.
+    assert.ok(gate.json.unlabelled && !gate.json.unlabelled.features.includes(SUBJECT_PRIOR_FEATURE));
+    assert.ok(gate.json.features?.includes(SUBJECT_PRIOR_FEATURE));
     const [on] = await gate.probabilities("Global mean sea level is rising, and the rise is accelerating", [
       {
         title: "Global mean sea level rise and its acceleration",

@@ -82,6 +82,12 @@ export interface RelevanceJson {
   subjectPrior?: SubjectPrior;
   standardiser: Standardiser;
   model: LogisticJson;
+  /**
+   * With a subject prior: the gate for an abstract without a subject label (another corpus), the same features less
+   * the subject prior, fitted on the same pairs. The judged record by subject was learnt and measured on the built-in
+   * corpus; read through the subject model on other corpora it passed fewer on-subject stand-in pairs.
+   */
+  unlabelled?: { features: string[]; standardiser: Standardiser; model: LogisticJson };
 }
 
 /**
@@ -116,7 +122,7 @@ export function abstractPriorOf(prior: AbstractPrior, id: string | undefined, le
  * of the share judged about (pseudo-counts at the overall share), each pair counted in the claim's codes by the subject
  * model's distribution. An abstract enters by its labelled main code (data/abstract-subjects), so the record of
  * "sea-level claims against economics papers" reaches abstracts never judged; an abstract without a label (another
- * corpus) enters by the subject model's distribution for it.
+ * corpus) is scored by the gate's `unlabelled` model, which does not read it.
  */
 export interface SubjectPrior {
   /** Each labelled built-in abstract's main code, as an index into the subject model's codes. */
@@ -129,29 +135,18 @@ export interface SubjectPrior {
 
 export const SUBJECT_PRIOR_FEATURE = "subject_prior";
 
-/**
- * The subject prior of a pair: the claim's distribution over codes against the abstract's labelled code, or, for an
- * abstract without a label, against the subject model's distribution for it (`abstractTopics`; none: the overall
- * share).
- */
-export function subjectPriorOf(
-  prior: SubjectPrior,
-  claimTopics: ArrayLike<number>,
-  id?: string,
-  abstractTopics?: ArrayLike<number>,
-): number {
-  const label = id === undefined ? undefined : prior.codes[id];
-  if (label === undefined && !abstractTopics) return prior.neutral;
+/** The subject prior of a pair: the claim's distribution over codes against the abstract's labelled code. */
+export function subjectPriorOf(prior: SubjectPrior, claimTopics: ArrayLike<number>, id?: string): number {
+  const label = labelledCode(prior, id);
+  if (label === undefined) return prior.neutral;
   let x = 0;
-  for (let k = 0; k < prior.logOdds.length; k++) {
-    const row = prior.logOdds[k];
-    if (label !== undefined) x += claimTopics[k] * row[label];
-    else
-      for (let j = 0; j < row.length; j++)
-        x += claimTopics[k] * (abstractTopics as ArrayLike<number>)[j] * row[j];
-  }
+  for (let k = 0; k < prior.logOdds.length; k++) x += claimTopics[k] * prior.logOdds[k][label];
   return x;
 }
+
+/** The abstract's labelled subject code (an index into the subject model's codes), if it has one. */
+export const labelledCode = (prior: SubjectPrior, id?: string): number | undefined =>
+  id === undefined ? undefined : prior.codes[id];
 
 /** An abstract as the gate reads it. */
 export interface GateDoc {
@@ -265,6 +260,8 @@ export class RelevanceGate {
   readonly json: RelevanceJson;
   private readonly idf: IdfTable;
   private readonly model: LogisticModel;
+  /** The model of json.unlabelled, for abstracts without a subject label. */
+  private readonly unlabelled?: LogisticModel;
   private readonly subject: SubjectScore;
   private readonly embed?: GateEmbed;
   private readonly words?: UnitWords;
@@ -296,6 +293,7 @@ export class RelevanceGate {
     this.names = json.features ?? RELEVANCE_FEATURES;
     this.idf = new IdfTable(json.idf);
     this.model = LogisticModel.fromJSON(json.model);
+    if (json.unlabelled) this.unlabelled = LogisticModel.fromJSON(json.unlabelled.model);
     this.subject = subject;
     this.embed = embed;
     this.words = json.words && words ? new UnitWords(words) : undefined;
@@ -332,7 +330,7 @@ export class RelevanceGate {
   /**
    * P(the abstract is about the claim's subject), given the claim-lead similarity and the topic features
    * (topics.ts) when the model reads them (both sides' distributions), and the abstract's id for its priors (none:
-   * the overall share for the abstract prior, the abstract's distribution for the subject prior).
+   * the overall share for the abstract prior; an abstract without a subject label goes to the unlabelled model).
    */
   probability(
     claim: string,
@@ -355,10 +353,13 @@ export class RelevanceGate {
     const topic = topics && topicFeatures(topics.claim, topics.abstract);
     const subject = this.words ? subjectFeatures(this.words, this.idf, claim, sentences, title) : undefined;
     const prior = this.json.abstractPrior && abstractPriorOf(this.json.abstractPrior, id);
-    const subjectPrior =
-      this.json.subjectPrior &&
-      topics &&
-      subjectPriorOf(this.json.subjectPrior, topics.claim, id, topics.abstract);
+    const sp = this.json.subjectPrior;
+    const u = this.json.unlabelled;
+    if (sp && u && this.unlabelled && labelledCode(sp, id) === undefined) {
+      const x = selectFeatures(u.features, featureTable(base, similarity, subject, topic, prior));
+      return this.unlabelled.predictProba(standardise(x, u.standardiser))[1];
+    }
+    const subjectPrior = sp && topics && subjectPriorOf(sp, topics.claim, id);
     const x = selectFeatures(this.names, featureTable(base, similarity, subject, topic, prior, subjectPrior));
     return this.model.predictProba(standardise(x, this.json.standardiser))[1];
   }
