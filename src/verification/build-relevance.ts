@@ -865,7 +865,8 @@ probability does not depend on the rank: an index with nothing about a claim yie
   claim's subject or not. Every train-split claim in the folder (the split by claim was fixed before any model
   work): ${r.trainPairs.judged} pairs of ${r.trainPairs.claims} claims. These hold the hard negatives: abstracts
   on the same broad topic, found by a retriever, that are about something else.
-- **Subject codes** (\`data/abstract-subjects\`, our own data): read through the subject model (models/topics).
+- **Subject codes** (\`data/abstract-subjects\`, our own data): read through the subject model (models/topics),
+  and each built-in abstract's labelled main code by the subject prior (below).
 - **Claims written from abstracts** (\`data/abstract-claims\`, our own data, CC BY 4.0): each against the abstract
   it was written from, about it by construction: ${r.trainPairs.written} pairs (their weight chosen below).
 - The stand-in sets (SciFact, Climate-FEVER) are no longer read: gate v2's cross-validation gave them weight 0 in
