@@ -55,6 +55,7 @@ import {
   type SubjectPrior,
   type SubjectScore,
   selectFeatures,
+  smoothedLogOdds,
   subjectPriorOf,
   USE_FEATURE,
 } from "./relevance.ts";
@@ -368,7 +369,8 @@ export interface SubjectPriorFit {
   counts: SubjectCounts;
   rate: number;
   strength: number;
-  byClaim: Map<string, RelevancePair[]>;
+  /** Per claim, per abstract code: its own pairs' [judged about, judged]. */
+  own: Map<string, Map<number, [number, number]>>;
 }
 
 /** The subject prior of a fit (relevance.ts SubjectPrior) from its judged pairs with a labelled abstract. */
@@ -381,25 +383,24 @@ export function fitSubjectPrior(
 ): SubjectPriorFit {
   const counts = emptyCounts(codeCount);
   const judged = pairs.filter((p) => p.kind === "own-judged" && p.abstractId && codes.has(p.abstractId));
-  const byClaim = new Map<string, RelevancePair[]>();
+  const own = new Map<string, Map<number, [number, number]>>();
   for (const p of judged) {
-    countPair(counts, claimTopics(p.claim), codes.get(p.abstractId as string) as number, p.about);
-    const mine = byClaim.get(p.claimId);
-    if (mine) mine.push(p);
-    else byClaim.set(p.claimId, [p]);
+    const j = codes.get(p.abstractId as string) as number;
+    countPair(counts, claimTopics(p.claim), j, p.about);
+    const mine = own.get(p.claimId) ?? new Map<number, [number, number]>();
+    const [a, n] = mine.get(j) ?? [0, 0];
+    own.set(p.claimId, mine.set(j, [a + p.about, n + 1]));
   }
   const rate = judged.reduce((a, p) => a + p.about, 0) / Math.max(1, judged.length);
   // Log-odds to 4 decimals, as the model file keeps them (64 x 64 of them).
-  const logit = (about: number, n: number) => {
-    const q = (about + strength * rate) / (n + strength);
-    return Math.round(Math.log(q / (1 - q)) * 1e4) / 1e4;
-  };
+  const logit = (about: number, n: number) =>
+    Math.round(smoothedLogOdds(about, n, rate, strength) * 1e4) / 1e4;
   const prior: SubjectPrior = {
     codes: Object.fromEntries(codes),
     logOdds: counts.about.map((row, k) => Array.from(row, (a, j) => logit(a, counts.judged[k][j]))),
     neutral: logit(0, 0),
   };
-  return { prior, counts, rate, strength, byClaim };
+  return { prior, counts, rate, strength, own };
 }
 
 /** A pair's subject prior; when the fit counted the pair's claim (`counted`), that claim's pairs are left out. */
@@ -409,23 +410,17 @@ export function pairSubjectPrior(
   claimTopics: (claim: string) => ArrayLike<number>,
   counted: boolean,
 ): number {
-  const own = counted ? fit.byClaim.get(p.claimId) : undefined;
+  const own = counted ? fit.own.get(p.claimId) : undefined;
   const j = p.abstractId === undefined ? undefined : fit.prior.codes[p.abstractId];
   const topics = claimTopics(p.claim);
   if (!own || j === undefined) return subjectPriorOf(fit.prior, topics, p.abstractId);
-  // The claim's own pairs on abstracts of code j come out of column j.
+  // The claim's own pairs on abstracts of code j (all read with the claim's one distribution) come out of column j.
+  const [mineAbout, mine] = own.get(j) ?? [0, 0];
   let x = 0;
-  const mine = own.filter((q) => fit.prior.codes[q.abstractId as string] === j);
   for (let k = 0; k < fit.counts.about.length; k++) {
-    let a = fit.counts.about[k][j];
-    let n = fit.counts.judged[k][j];
-    for (const q of mine) {
-      const t = claimTopics(q.claim)[k];
-      a -= t * q.about;
-      n -= t;
-    }
-    const q = (Math.max(0, a) + fit.strength * fit.rate) / (Math.max(0, n) + fit.strength);
-    x += topics[k] * Math.log(q / (1 - q));
+    const a = Math.max(0, fit.counts.about[k][j] - topics[k] * mineAbout);
+    const n = Math.max(0, fit.counts.judged[k][j] - topics[k] * mine);
+    x += topics[k] * smoothedLogOdds(a, n, fit.rate, fit.strength);
   }
   return x;
 }

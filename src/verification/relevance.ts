@@ -103,10 +103,15 @@ export interface AbstractPrior {
 
 export const PRIOR_FEATURE = "abstract_prior";
 
+/** The log-odds of a share judged about, pulled toward `rate` by `strength` pseudo-judgements (both priors). */
+export function smoothedLogOdds(about: number, judged: number, rate: number, strength: number): number {
+  const p = (about + strength * rate) / (judged + strength);
+  return Math.log(p / (1 - p));
+}
+
 /** The log-odds of an abstract's smoothed share judged about (the overall share for one never judged). */
 export function abstractPriorFeature(prior: AbstractPrior, about: number, judged: number): number {
-  const p = (about + prior.strength * prior.rate) / (judged + prior.strength);
-  return Math.log(p / (1 - p));
+  return smoothedLogOdds(about, judged, prior.rate, prior.strength);
 }
 
 /** The prior feature of abstract `id` (none or never judged: the overall share), `leaveOut` one judgement of it. */
@@ -145,7 +150,7 @@ export function subjectPriorOf(prior: SubjectPrior, claimTopics: ArrayLike<numbe
 }
 
 /** The abstract's labelled subject code (an index into the subject model's codes), if it has one. */
-export const labelledCode = (prior: SubjectPrior, id?: string): number | undefined =>
+const labelledCode = (prior: SubjectPrior, id?: string): number | undefined =>
   id === undefined ? undefined : prior.codes[id];
 
 /** An abstract as the gate reads it. */
@@ -353,15 +358,23 @@ export class RelevanceGate {
     const topic = topics && topicFeatures(topics.claim, topics.abstract);
     const subject = this.words ? subjectFeatures(this.words, this.idf, claim, sentences, title) : undefined;
     const prior = this.json.abstractPrior && abstractPriorOf(this.json.abstractPrior, id);
+    // An abstract without a subject label goes to the gate that does not read the subject prior.
     const sp = this.json.subjectPrior;
     const u = this.json.unlabelled;
-    if (sp && u && this.unlabelled && labelledCode(sp, id) === undefined) {
-      const x = selectFeatures(u.features, featureTable(base, similarity, subject, topic, prior));
-      return this.unlabelled.predictProba(standardise(x, u.standardiser))[1];
-    }
-    const subjectPrior = sp && topics && subjectPriorOf(sp, topics.claim, id);
-    const x = selectFeatures(this.names, featureTable(base, similarity, subject, topic, prior, subjectPrior));
-    return this.model.predictProba(standardise(x, this.json.standardiser))[1];
+    const part =
+      sp && u && this.unlabelled && labelledCode(sp, id) === undefined
+        ? { names: u.features, standardiser: u.standardiser, model: this.unlabelled, subjectPrior: undefined }
+        : {
+            names: this.names,
+            standardiser: this.json.standardiser,
+            model: this.model,
+            subjectPrior: sp && topics && subjectPriorOf(sp, topics.claim, id),
+          };
+    const x = selectFeatures(
+      part.names,
+      featureTable(base, similarity, subject, topic, prior, part.subjectPrior),
+    );
+    return part.model.predictProba(standardise(x, part.standardiser))[1];
   }
 }
 
