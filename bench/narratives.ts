@@ -415,7 +415,7 @@ tuning: ClimateStance val, ClimateBERT test, environmental-claims dev + test, th
 dev split and their evidence, 20% of the arXiv papers, GWSD's held-out test sentences, CARDS dev (${cardsDev.length}),
 FLICC test (${data.fliccTest.length}) and the written texts' dev split (${data.contrastDev.length}); the written test
 split was read once (2026-12-02) and is not read here. The shipped models are those in models/narratives
-(\`climatecheck train narratives\`), each under both decision rules: \`check\` (P(narrative) >= ${NARRATIVE_THRESHOLD}; the
+(\`climatecheck-train narratives\`), each under both decision rules: \`check\` (P(narrative) >= ${NARRATIVE_THRESHOLD}; the
 product's \`check\`, API and page) and \`classify\` (the model's lower threshold, chosen out of fold for CARDS mean F1:
 ${models.map(([n, c]) => `${n} ${c.json.thresholds.classifyNarrative ?? NARRATIVE_THRESHOLD}`).join(", ")}; the shared task's output, \`classify\` and batch task 2). The baselines are
 trained in this run on the coded rows alone${embedder ? " and with every mainstream training text as 0_0" : ""}.${embedder ? "" : " This section leaves out every system that needs the sentence encoder (the full model, the USE-lite baselines) and the one-vs-rest baseline on the coded + mainstream rows (an hour on 2 shared cores); section narratives has them."} Intervals: bootstrap

@@ -449,7 +449,7 @@ export const bench: Bench = async () => {
     command: "npm run bench -- verification-tried",
     markdown: `
 Climate-FEVER pairs only (${cfTrain.length} train, ${cfDev.length} dev), one-sentence pair model of the built-in
-verifier (same inputs, folds, temperature and decision tuning as \`climatecheck train verification\`), with one
+verifier (same inputs, folds, temperature and decision tuning as \`climatecheck-train verification\`), with one
 change per row. "Out of fold" is 5-fold weighted F1 on the train split, the figure a choice may rest on; "dev" is
 the dev split. The TF-IDF + LR model alone (the benchmark baseline's model) has ${f3(baselineOof.weighted)} out of
 fold and ${f3(baselineDev.weighted)} on dev, so the issue's target (+0.06) is ${f3(baselineDev.weighted + 0.06)} on dev. The shipped

@@ -17,6 +17,7 @@ import { registerCommands } from "../src/cli/commands/index.ts";
 import { ingest } from "../src/index/ingest.ts";
 import { readNarrativesConfig } from "../src/narratives/config.ts";
 import { readRetrievalConfig } from "../src/retrieval/byo.ts";
+import { trainProgram } from "../src/train/program.ts";
 import { resolveVerifierConfig } from "../src/verification/config.ts";
 import { writeCorpus } from "./retrieval-fixtures.ts";
 
@@ -61,10 +62,12 @@ function examples(): { commands: Example[]; blocks: Example[] } {
       const joined = body.replace(/\\\n\s*/g, " ").replace(/\n {3,}(?=\[|--)/g, " ");
       for (const raw of joined.split("\n")) {
         const line = raw.replace(/\s+#.*$/, "").trim();
-        if (/^(npx )?climatecheck /.test(line)) commands.push({ page, line, lang });
+        if (/^(npx )?climatecheck(-train)? /.test(line)) commands.push({ page, line, lang });
       }
     }
-    for (const m of text.replace(/^```[\s\S]*?^```/gm, "").matchAll(/`((?:npx )?climatecheck [^`]+)`/g))
+    for (const m of text
+      .replace(/^```[\s\S]*?^```/gm, "")
+      .matchAll(/`((?:npx )?climatecheck(?:-train)? [^`]+)`/g))
       commands.push({ page, line: m[1], lang: "inline" });
   }
   return { commands, blocks };
@@ -87,6 +90,16 @@ function optionsOf(path: string[]): Set<string> {
   return new Set([...c.helpInformation().matchAll(/--[a-z][a-z0-9-]*/g)].map((m) => m[0]));
 }
 
+/** The options `climatecheck-train --help` lists. */
+const trainOptions = new Set(
+  [
+    ...trainProgram()
+      .helpInformation()
+      .matchAll(/--[a-z][a-z0-9-]*/g),
+  ].map((m) => m[0]),
+);
+const isTrain = (line: string) => /^(npx )?climatecheck-train /.test(line);
+
 const PLACEHOLDER = /\b[A-Z]{2,}\b|\[|\||\.\.\./;
 
 const { commands, blocks } = examples();
@@ -100,6 +113,11 @@ test("the pages hold command examples to check", () => {
 test("every example names a command that exists and only options that command has", () => {
   for (const e of commands) {
     const w = words(e.line.replace(/^npx /, "")).slice(1);
+    if (isTrain(e.line)) {
+      for (const o of e.line.matchAll(/(?<![\w-])--[a-z][a-z0-9-]*/g))
+        assert.ok(trainOptions.has(o[0]), `${e.page}: \`${e.line}\`: climatecheck-train has no ${o[0]}`);
+      continue;
+    }
     if (w[0] === "--version" || w[0] === "COMMAND") continue;
     const path = SUBCOMMANDS.has(w[0]) && w[1] && !w[1].startsWith("-") ? w.slice(0, 2) : w.slice(0, 1);
     const options = optionsOf(path);
@@ -113,7 +131,8 @@ test("the examples that run here do run: evaluate on examples/, check, --version
   const ranLines: string[] = [];
   for (const e of commands) {
     const w = words(e.line.replace(/^npx /, "")).slice(1);
-    if (PLACEHOLDER.test(e.line.replace(/"[^"]*"/g, ""))) continue;
+    // Training runs for minutes on ../shared/data: its examples are checked against its --help above.
+    if (isTrain(e.line) || PLACEHOLDER.test(e.line.replace(/"[^"]*"/g, ""))) continue;
     let args: string[];
     if (w[0] === "--version") args = w;
     else if (w[0] === "evaluate" && w.includes("examples/labels.csv"))

@@ -8,7 +8,7 @@ export async function loadModelFile<T>(path: string, name: string, make: (json: 
   try {
     text = await readFile(path, "utf8");
   } catch {
-    throw new DataError(path, `no ${name} model here (train one with \`climatecheck train ${name}\`)`);
+    throw new DataError(path, `no ${name} model here (train one with \`climatecheck-train ${name}\`)`);
   }
   try {
     return make(JSON.parse(text));

@@ -1,6 +1,6 @@
 /**
  * The BM25 settings an index gets at finalise: the corpus kind from its mean sentences per doc, then the values
- * tuned for that kind on training claims (models/retrieval/bm25.json, written by `climatecheck train retrieval`).
+ * tuned for that kind on training claims (models/retrieval/bm25.json, written by `climatecheck-train retrieval`).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * `climatecheck train narratives`: trains the fast (lexical + taxonomy) and full (+ sentence encoder) models,
+ * `climatecheck-train narratives`: trains the fast (lexical + taxonomy) and full (+ sentence encoder) models,
  * scores each on the dev split and FLICC test with the official metrics, writes models/narratives/ and its CARD.md.
  */
 import { existsSync } from "node:fs";
@@ -252,7 +252,7 @@ commercial use claimed); whether the shipped gate uses it is said below. The wri
 (\`data/narratives-contrast\`, written for this project by language-model agents from the CARDS taxonomy's
 descriptions, no text copied from any data set) are our own, under the repository's MIT license. A commercial user
 must retrain without the
-restricted sets (\`climatecheck train narratives\` reads whatever is in the data folder).
+restricted sets (\`climatecheck-train narratives\` reads whatever is in the data folder).
 
 ## Decision rules
 The same scores, two rules. **check** (\`check\`, the HTTP API, the page, which name narratives with fast.json: on the dev splits the full
@@ -271,7 +271,7 @@ ${models.map((m) => `${m.encoder ? "full" : "fast"} ${m.thresholds.classifyNarra
 From \`../shared/data\`. Codes: CARDS validation (one code per paragraph, 0_0 = none) and FLICC train + val
 (level-3 codes cut to level 2; level-1 rows are group-level X_0 examples), split into train / dev by sha1 of the
 tokenized text (salt \`${SPLIT_SALT}\`, dev fraction ${DEV_FRACTION}); FLICC test is scored separately. A
-ClimateCheck training file, when given to \`climatecheck train narratives --climatecheck FILE\`, is added to train.
+ClimateCheck training file, when given to \`climatecheck-train narratives --climatecheck FILE\`, is added to train.
 The train claims of our judged set (data/judged/README.md: claims as people post them, accurate with 0_0 and
 contrarian with the CARDS codes they assert) are added to train, up to uc-${NARRATIVES_LAST_JUDGED_CLAIM} (the train claims added
 later were tried and left out: with them both models named a narrative on an accurate claim users reported, and

@@ -36,7 +36,7 @@ export async function readNarrativeModel(path: string): Promise<NarrativeModelJs
   try {
     text = await readFile(path, "utf8");
   } catch {
-    throw new DataError(path, "narratives model not found (run `climatecheck train narratives`)");
+    throw new DataError(path, "narratives model not found (run `climatecheck-train narratives`)");
   }
   try {
     const json = JSON.parse(text) as NarrativeModelJson;
@@ -45,7 +45,7 @@ export async function readNarrativeModel(path: string): Promise<NarrativeModelJs
   } catch {
     throw new DataError(
       path,
-      `not a narratives model of this version (expected format ${NARRATIVES_FORMAT}; retrain with \`climatecheck train narratives\`)`,
+      `not a narratives model of this version (expected format ${NARRATIVES_FORMAT}; retrain with \`climatecheck-train narratives\`)`,
     );
   }
 }

@@ -29,7 +29,7 @@ export interface RerankerJson {
   /** L2 strength it was fitted with (cross-validated; the benchmark's ablations refit with it). */
   l2?: number;
   /**
-   * Set by \`climatecheck train ranking\` (train-judged.ts): \`model\` is then the stand-in weights plus \`weight\` x a
+   * Set by \`climatecheck-train ranking\` (train-judged.ts): \`model\` is then the stand-in weights plus \`weight\` x a
    * scorer learnt on our judged pairs; \`standIn\` keeps the stand-in weights, so a rerun starts from them.
    */
   judged?: { standIn: LogisticJson; weight: number; l2: number; claims: number };

@@ -1,6 +1,6 @@
 /**
- * `climatecheck train ranking`: the re-ranker learns the claim's subject from our judged pairs (data/judged: about
- * the claim's subject = relevant). The stand-in re-ranker (`climatecheck train retrieval`, SciFact and
+ * `climatecheck-train ranking`: the re-ranker learns the claim's subject from our judged pairs (data/judged: about
+ * the claim's subject = relevant). The stand-in re-ranker (`climatecheck-train retrieval`, SciFact and
  * Climate-FEVER) is kept and a second linear scorer over the same standardised features, learnt pairwise on the
  * judged train claims against the built-in corpus (an about abstract above an off-subject one of the same claim),
  * is added with weight λ: one linear model again, so `check` costs the same. λ and the L2 are chosen by 5-fold
@@ -270,7 +270,7 @@ export async function trainJudgedRanking(
 }
 
 const f3 = (x: number) => x.toFixed(3);
-const SECTION = "## The claim's subject first: judged pairs (`climatecheck train ranking`)";
+const SECTION = "## The claim's subject first: judged pairs (`climatecheck-train ranking`)";
 
 /** The card with this step's section replaced (or added before "## Retrain"). */
 function withSection(card: string, section: string): string {

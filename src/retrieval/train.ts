@@ -1,5 +1,5 @@
 /**
- * `climatecheck train retrieval`: builds (or reuses) the SciFact and Climate-FEVER eval indexes, tunes the
+ * `climatecheck-train retrieval`: builds (or reuses) the SciFact and Climate-FEVER eval indexes, tunes the
  * stage 1 fusion weights on the training claims, learns the pairwise re-ranker on them and writes
  * models/retrieval/reranker.json with the dev figures. Deterministic: same data, same model.
  */
@@ -149,7 +149,7 @@ function card(
   const vectors = sets[0].retriever.index.manifest.vectors;
   return `# Retrieval re-ranker (task 1.1)
 
-Written by \`climatecheck train retrieval\` (deterministic; rerun it to rebuild \`reranker.json\` and this card).
+Written by \`climatecheck-train retrieval\` (deterministic; rerun it to rebuild \`reranker.json\` and this card).
 
 ## Data
 - SciFact \`claims_train\` over the full 5,183-abstract corpus: evidence abstracts relevant, cited abstracts without evidence judged non-relevant.
@@ -163,7 +163,7 @@ Written by \`climatecheck train retrieval\` (deterministic; rerun it to rebuild 
 ${cvLog.map((l) => `   - ${l}`).join("\n")}
 
 ## BM25 first stage (models/retrieval/bm25.json, recorded in each index manifest)
-Chosen per corpus kind on the training claims only (\`climatecheck train retrieval\`, src/retrieval/tune-bm25.ts): k1, b and the title weight over a grid by 5-fold cross-validation (the grid's choice ships only if it beats k1 1.2, b 0.75, title weight 1 on held-out folds), then RM3 feedback (kept only if it beats plain BM25 cross-validated), then the smallest candidate depth within 0.005 of the recall at 1,000.
+Chosen per corpus kind on the training claims only (\`climatecheck-train retrieval\`, src/retrieval/tune-bm25.ts): k1, b and the title weight over a grid by 5-fold cross-validation (the grid's choice ships only if it beats k1 1.2, b 0.75, title weight 1 on held-out folds), then RM3 feedback (kept only if it beats plain BM25 cross-validated), then the smallest candidate depth within 0.005 of the recall at 1,000.
 ${kinds}
 
 Features: ${j.names.join(", ")}.
@@ -185,7 +185,7 @@ ${rows.join("\n")}
 Ablations: BENCHMARKS.md, section "retrieval"; speed: sections "retrieval-speed" (one claim on 5k abstracts, ingest) and "retrieval-scale" (400,000 abstracts).
 
 ## Retrain
-\`climatecheck train retrieval\` (or \`npm run climatecheck -- train retrieval\`): tunes BM25 per corpus kind (writes \`bm25.json\`), builds or reuses the two eval indexes under \`$CLIMATECHECK_HOME/eval-index/\` (resumable; their BM25 files are rewritten with the new settings), tunes the fusion, fits the re-ranker, writes this folder. Then \`climatecheck train ranking\` adds the scorer learnt on our judged pairs (section above; it reads the default index).
+\`climatecheck-train retrieval\` (or \`npm run train -- retrieval\`): tunes BM25 per corpus kind (writes \`bm25.json\`), builds or reuses the two eval indexes under \`$CLIMATECHECK_HOME/eval-index/\` (resumable; their BM25 files are rewritten with the new settings), tunes the fusion, fits the re-ranker, writes this folder. Then \`climatecheck-train ranking\` adds the scorer learnt on our judged pairs (section above; it reads the default index).
 `;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `climatecheck train scope`: the out-of-scope detector's climate classifier (scope.ts) from our data, L2 by 5-fold
+ * `climatecheck-train scope`: the out-of-scope detector's climate classifier (scope.ts) from our data, L2 by 5-fold
  * cross-validation on train, accuracy on a dev set never used for a choice; writes models/scope/model.json and
  * CARD.md. Deterministic.
  */
@@ -316,6 +316,6 @@ texts (false alarms: ${r.languageFalseAlarms} of ${r.devTexts}) and on hand-writ
 ${r.dev.map((d) => `| ${d.source} | ${d.texts} | ${f3(d.accuracy)} |`).join("\n")}
 
 ## Retrain
-\`climatecheck train scope\`: deterministic, about a minute.
+\`climatecheck-train scope\`: deterministic, about a minute.
 `;
 }

@@ -1,5 +1,5 @@
 /**
- * `climatecheck train relevance`: the relevance gate (relevance.ts). Trained on our judged pairs of train-split
+ * `climatecheck-train relevance`: the relevance gate (relevance.ts). Trained on our judged pairs of train-split
  * claims (data/judged: about the claim's subject or not, by careful reading; every train claim there is read), with
  * claims written from abstracts (about their own abstract) weighed in; the feature set, that weight and the L2 are
  * chosen by 5-fold cross-validated log loss on the held-out judged pairs (folds by claim). Figures at the gate on
@@ -949,7 +949,7 @@ What a user sees with this gate, on the judged dev claims: BENCHMARKS.md, "What 
 npm run bench -- judged\`).
 
 ## Retrain
-\`climatecheck train relevance\` (after \`climatecheck train scope\`, whose model it reads): reads every claim
+\`climatecheck-train relevance\` (after \`climatecheck-train scope\`, whose model it reads): reads every claim
 of \`data/judged\`, deterministic, ${r.seconds.toFixed(0)} s on this machine (USE-lite vectors of the claims and
 abstract leads cached after the first run).
 `;

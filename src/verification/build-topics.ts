@@ -1,5 +1,5 @@
 /**
- * `climatecheck train topics`: the subject model (topics.ts). Trained on the built-in abstracts whose subjects we
+ * `climatecheck-train topics`: the subject model (topics.ts). Trained on the built-in abstracts whose subjects we
  * labelled (data/abstract-subjects: each abstract one row, its main code the class) and on the
  * claims written from those abstracts (data/abstract-claims, with their abstract's codes), so it reads both
  * registers. Whether to append the USE-lite vector and the L2 are chosen by the log loss of the main code on the
@@ -304,7 +304,7 @@ For the built-in corpus the shipped model has seen each labelled abstract; on an
 394,269 abstracts) its reading of an abstract is as good as the out-of-fold figures above.
 
 ## Retrain
-\`climatecheck train topics\` (before \`climatecheck train relevance\`, which reads it): deterministic,
+\`climatecheck-train topics\` (before \`climatecheck-train relevance\`, which reads it): deterministic,
 ${r.seconds.toFixed(0)} s on this machine.
 `;
 }

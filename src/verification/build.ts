@@ -1,5 +1,5 @@
 /**
- * `climatecheck train verification`: trains the built-in verifier on the train splits (SciFact, Climate-FEVER and
+ * `climatecheck-train verification`: trains the built-in verifier on the train splits (SciFact, Climate-FEVER and
  * our own pairs in data/, their weight chosen by cross-validation on train), scores it on the dev splits, and writes
  * models/verification/model.json and its CARD.md (data, method, dev figures, how to retrain).
  */
@@ -228,7 +228,7 @@ and stricter rules for calling NEI pairs Supports on SciFact: section "Claim ver
 beyond the shipped model" (\`npm run bench -- verification-tried\`).
 
 ## Retrain
-\`climatecheck train verification\` (or \`npm run climatecheck -- train verification\`): deterministic, a few
+\`climatecheck-train verification\` (or \`npm run train -- verification\`): deterministic, a few
 minutes on 2 cores (the TF-IDF model fits are the cost; the weight trials refit only the pair stage); no sentence
 encoder. It reads ../shared/data (SciFact, Climate-FEVER) and the repository's data/ (our pairs).
 `;

@@ -51,7 +51,7 @@ export async function openClaimNarrative(
   if (fingerprint(json) !== spec.features)
     throw new DataError(
       path,
-      "the verification model's narrative gate was fitted on other narratives features (retrain with `climatecheck train verification`)",
+      "the verification model's narrative gate was fitted on other narratives features (retrain with `climatecheck-train verification`)",
     );
   const { features } = scoringModels(json);
   const gate = LogisticModel.fromJSON(spec.gate);

@@ -282,7 +282,7 @@ export class RelevanceGate {
   ) {
     if (json.format !== RELEVANCE_FORMAT && !OLDER_FORMATS.includes(json.format))
       throw new Error(
-        `unsupported relevance model format "${json.format}" (expected ${RELEVANCE_FORMAT}): retrain it with \`climatecheck train relevance\``,
+        `unsupported relevance model format "${json.format}" (expected ${RELEVANCE_FORMAT}): retrain it with \`climatecheck-train relevance\``,
       );
     if (json.encoder && !embed)
       throw new Error(

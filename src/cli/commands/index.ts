@@ -10,7 +10,6 @@ import { register as predict } from "./predict.ts";
 import { register as queue } from "./queue.ts";
 import { register as retrieve } from "./retrieve.ts";
 import { register as serve } from "./serve.ts";
-import { register as train } from "./train.ts";
 import { register as verify } from "./verify.ts";
 
 export function registerCommands(program: Command): void {
@@ -24,6 +23,5 @@ export function registerCommands(program: Command): void {
   queue(program);
   retrieve(program);
   serve(program);
-  train(program);
   verify(program);
 }
