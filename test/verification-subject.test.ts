@@ -252,6 +252,19 @@ test("subject prior: judged pairs by claim code x labelled abstract code, a coun
   assert.ok(
     Math.abs(pairSubjectPrior(fit, mixed, claimTopics, true) - (logit(0, 2) + logit(0, 0)) / 2) < 1e-12,
   );
+
+  // An economics paper that is also labelled with the tide code reads the more favourable of its codes; the table
+  // is still counted by main codes only, and a counted claim's own pairs come out of each column it reads.
+  const withAlso = fitSubjectPrior(pairs, claimTopics, codes, 2, 2, new Map([["gdp", [0]]]));
+  assert.deepEqual(withAlso.prior.logOdds, fit.prior.logOdds);
+  assert.deepEqual(withAlso.prior.also, { gdp: [0] });
+  assert.equal(subjectPriorOf(withAlso.prior, [1, 0], "gdp"), logit(2, 2));
+  assert.equal(subjectPriorOf(withAlso.prior, [1, 0], "tide"), logit(2, 2));
+  assert.ok(
+    Math.abs(pairSubjectPrior(withAlso, pairs[1], claimTopics, true) - Math.log(q / (1 - q))) < 1e-12,
+  );
+  // Without other codes the model file carries none.
+  assert.equal(fit.prior.also, undefined);
 });
 
 test("judged ranking shares: of judged shown, and a lower bound counting never-judged abstracts as off-subject", () => {

@@ -45,6 +45,7 @@ import {
   featureTable,
   GATE_LEAD,
   type GateEmbed,
+  labelledCodes,
   PRIOR_FEATURE,
   RELEVANCE_FEATURES,
   RELEVANCE_FORMAT,
@@ -270,6 +271,8 @@ export interface GateTrial {
   l2: number;
   /** The subject prior's pseudo-counts, for feature sets that read it. */
   subjectStrength?: number;
+  /** Whether the subject prior reads an abstract's other labelled codes too (the most favourable of its codes). */
+  subjectAlso?: boolean;
   logLoss: number;
   auc: number;
 }
@@ -313,6 +316,8 @@ export interface GateReport {
   priorAbstracts?: number;
   /** The gate for abstracts without a subject label, when the chosen features read the subject prior. */
   unlabelled?: GateTrial;
+  /** When the chosen subject prior reads the other labelled codes: the best of its feature set that does not. */
+  mainCodeOnly?: GateTrial;
   seconds: number;
 }
 
@@ -380,6 +385,7 @@ export function fitSubjectPrior(
   codes: ReadonlyMap<string, number>,
   codeCount: number,
   strength: number,
+  also?: ReadonlyMap<string, readonly number[]>,
 ): SubjectPriorFit {
   const counts = emptyCounts(codeCount);
   const judged = pairs.filter((p) => p.kind === "own-judged" && p.abstractId && codes.has(p.abstractId));
@@ -397,6 +403,7 @@ export function fitSubjectPrior(
     Math.round(smoothedLogOdds(about, n, rate, strength) * 1e4) / 1e4;
   const prior: SubjectPrior = {
     codes: Object.fromEntries(codes),
+    ...(also && also.size > 0 ? { also: Object.fromEntries([...also].map(([id, c]) => [id, [...c]])) } : {}),
     logOdds: counts.about.map((row, k) => Array.from(row, (a, j) => logit(a, counts.judged[k][j]))),
     neutral: logit(0, 0),
   };
@@ -411,18 +418,21 @@ export function pairSubjectPrior(
   counted: boolean,
 ): number {
   const own = counted ? fit.own.get(p.claimId) : undefined;
-  const j = p.abstractId === undefined ? undefined : fit.prior.codes[p.abstractId];
+  const codes = labelledCodes(fit.prior, p.abstractId);
   const topics = claimTopics(p.claim);
-  if (!own || j === undefined) return subjectPriorOf(fit.prior, topics, p.abstractId);
-  // The claim's own pairs on abstracts of code j (all read with the claim's one distribution) come out of column j.
-  const [mineAbout, mine] = own.get(j) ?? [0, 0];
-  let x = 0;
-  for (let k = 0; k < fit.counts.about.length; k++) {
-    const a = Math.max(0, fit.counts.about[k][j] - topics[k] * mineAbout);
-    const n = Math.max(0, fit.counts.judged[k][j] - topics[k] * mine);
-    x += topics[k] * smoothedLogOdds(a, n, fit.rate, fit.strength);
-  }
-  return x;
+  if (!own || codes.length === 0) return subjectPriorOf(fit.prior, topics, p.abstractId);
+  // The claim's own pairs on abstracts of code c (all read with the claim's one distribution) come out of column c.
+  const column = (c: number) => {
+    const [mineAbout, mine] = own.get(c) ?? [0, 0];
+    let x = 0;
+    for (let k = 0; k < fit.counts.about.length; k++) {
+      const a = Math.max(0, fit.counts.about[k][c] - topics[k] * mineAbout);
+      const n = Math.max(0, fit.counts.judged[k][c] - topics[k] * mine);
+      x += topics[k] * smoothedLogOdds(a, n, fit.rate, fit.strength);
+    }
+    return x;
+  };
+  return Math.max(...codes.map(column));
 }
 
 /** Area under the ROC curve (ties count half). */
@@ -510,6 +520,8 @@ export async function trainRelevanceGate(
     idfTexts: readonly string[];
     /** Each labelled built-in abstract's main code (an index into the topics model's codes): the subject prior. */
     abstractCodes?: ReadonlyMap<string, number>;
+    /** Their other labelled codes, when they have any. */
+    abstractAlso?: ReadonlyMap<string, readonly number[]>;
   },
   subject: SubjectScore,
   embed: GateEmbed,
@@ -578,7 +590,13 @@ export async function trainRelevanceGate(
     judgedRows.map((r) => train[r].claimId),
     5,
   );
-  type Config = { family: string; writtenWeight: number; l2: number; subjectStrength?: number };
+  type Config = {
+    family: string;
+    writtenWeight: number;
+    l2: number;
+    subjectStrength?: number;
+    subjectAlso?: boolean;
+  };
   const weightOf = (r: number, t: Config) => (train[r].kind === "own-judged" ? 1 : t.writtenWeight);
   const rowsOf = new Map<string, number[][]>();
   const matrix = (family: string) => {
@@ -608,6 +626,7 @@ export async function trainRelevanceGate(
             codes,
             codeCount,
             t.subjectStrength ?? SUBJECT_STRENGTHS[0],
+            t.subjectAlso ? data.abstractAlso : undefined,
           ),
         }
       : {}),
@@ -660,6 +679,12 @@ export async function trainRelevanceGate(
     return probs;
   };
   const judgedY = judgedRows.map((r) => Y[r]);
+  // The subject prior's pseudo-counts, and whether it reads the other labelled codes (when any abstract has some).
+  const alsoChoices = data.abstractAlso && data.abstractAlso.size > 0 ? [false, true] : [false];
+  const subjectSettings = (family: string): [number | undefined, boolean | undefined][] =>
+    readsSubjectPrior(family)
+      ? SUBJECT_STRENGTHS.flatMap((k) => alsoChoices.map((a): [number, boolean] => [k, a]))
+      : [[undefined, undefined]];
   const trials: GateTrial[] = [];
   const families = Object.keys(FEATURE_SETS).filter(
     (f) => (topics || !readsTopics(f)) && (codes || !readsSubjectPrior(f)),
@@ -667,12 +692,12 @@ export async function trainRelevanceGate(
   for (const family of families)
     for (const writtenWeight of WRITTEN_WEIGHTS)
       for (const l2 of L2_GRID)
-        for (const subjectStrength of readsSubjectPrior(family) ? SUBJECT_STRENGTHS : [undefined]) {
+        for (const [subjectStrength, subjectAlso] of subjectSettings(family)) {
           const t = {
             family,
             writtenWeight,
             l2,
-            ...(subjectStrength === undefined ? {} : { subjectStrength }),
+            ...(subjectStrength === undefined ? {} : { subjectStrength, subjectAlso }),
           };
           const probs = outOfFold(t);
           const logLoss =
@@ -690,7 +715,7 @@ export async function trainRelevanceGate(
   const chosen = best();
   const v2 = best(V2);
   log(
-    `relevance: chosen ${chosen.family}, written weight ${chosen.writtenWeight}, L2 ${chosen.l2}${chosen.subjectStrength === undefined ? "" : `, subject prior strength ${chosen.subjectStrength}`} (CV log loss ${f3(chosen.logLoss)}, AUC ${f3(chosen.auc)})`,
+    `relevance: chosen ${chosen.family}, written weight ${chosen.writtenWeight}, L2 ${chosen.l2}${chosen.subjectStrength === undefined ? "" : `, subject prior strength ${chosen.subjectStrength}${chosen.subjectAlso ? " (other codes read)" : ""}`} (CV log loss ${f3(chosen.logLoss)}, AUC ${f3(chosen.auc)})`,
   );
   const judgedClaims = judgedRows.map((r) => train[r].claimId);
   const cv = gateFigures(judgedClaims, judgedY, outOfFold(chosen));
@@ -743,6 +768,13 @@ export async function trainRelevanceGate(
     devV2: gateFigures(devClaims, devY, devV2),
     ...(final.priors.abstract ? { priorAbstracts: Object.keys(final.priors.abstract.counts).length } : {}),
     ...(unlabelledTrial ? { unlabelled: unlabelledTrial } : {}),
+    ...(chosen.subjectAlso
+      ? {
+          mainCodeOnly: trials
+            .filter((t) => t.family === chosen.family && !t.subjectAlso)
+            .reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a)),
+        }
+      : {}),
     trainPairs: {
       judged: judgedRows.length,
       written: writtenRows.length,
@@ -801,10 +833,16 @@ export async function buildRelevanceGate(options: {
       corpus.has(l.id) && codeIndex.has(l.main) ? [[l.id, codeIndex.get(l.main) as number]] : [],
     ),
   );
+  const abstractAlso = new Map(
+    subjects.flatMap((l) => {
+      const c = l.also.filter((x) => codeIndex.has(x)).map((x) => codeIndex.get(x) as number);
+      return abstractCodes.has(l.id) && c.length > 0 ? [[l.id, c] as [string, number[]]] : [];
+    }),
+  );
   const use = await openUseLite();
   try {
     const { json, report } = await trainRelevanceGate(
-      { train, dev, idfTexts, abstractCodes },
+      { train, dev, idfTexts, abstractCodes, abstractAlso },
       (t) => scope.pClimate(t),
       (texts) => use.embed(texts),
       words,
@@ -861,7 +899,7 @@ probability does not depend on the rank: an index with nothing about a claim yie
   work): ${r.trainPairs.judged} pairs of ${r.trainPairs.claims} claims. These hold the hard negatives: abstracts
   on the same broad topic, found by a retriever, that are about something else.
 - **Subject codes** (\`data/abstract-subjects\`, our own data): read through the subject model (models/topics),
-  and each built-in abstract's labelled main code by the subject prior (below).
+  and each built-in abstract's labelled codes by the subject prior (below).
 - **Claims written from abstracts** (\`data/abstract-claims\`, our own data, CC BY 4.0): each against the abstract
   it was written from, about it by construction: ${r.trainPairs.written} pairs (their weight chosen below).
 - The stand-in sets (SciFact, Climate-FEVER) are no longer read: gate v2's cross-validation gave them weight 0 in
@@ -894,8 +932,8 @@ Binary logistic regression on standardised features (${FEATURE_SETS[r.chosen.fam
   against the abstract's code: a 64 x 64 table of log-odds (pseudo-judgements at the overall share, as many as
   cross-validation chose), each pair counted in the claim's codes by the subject model's distribution, and the
   abstract by its labelled main code (\`data/abstract-subjects\`, every built-in abstract). The feature is the
-  claim's distribution times the row of the abstract's code, so the judged record of "sea-level claims against
-  economics papers" reaches abstracts never judged. In cross-validation it is counted from the fit folds' pairs,
+  claim's distribution times the column of the abstract's code, so the judged record of "sea-level claims against
+  economics papers" reaches abstracts never judged.${r.mainCodeOnly ? ` An abstract with other labelled codes (at most two) reads the most favourable of its codes' columns: a sea-level paper labelled mainly as ice-sheet work is still about sea level (chosen by cross-validation: CV log loss ${f3(r.chosen.logLoss)}, AUC ${f3(r.chosen.auc)}, against ${f3(r.mainCodeOnly.logLoss)} and ${f3(r.mainCodeOnly.auc)} with the main code only).` : ""} In cross-validation it is counted from the fit folds' pairs,
   each counted claim's own pairs left out. An abstract without a label (another corpus) is scored by a second gate
   fitted on the same pairs with the same features less this one${r.unlabelled ? ` (${r.unlabelled.family}, its best weight and L2: CV AUC ${f3(r.unlabelled.auc)})` : ""}: read through the
   subject model on the stand-ins' abstracts, the record cost the gate a quarter of its recall there (trust bench,
@@ -903,7 +941,7 @@ Binary logistic regression on standardised features (${FEATURE_SETS[r.chosen.fam
 
 The feature set, the weight of the written claims and the L2 were chosen by 5-fold cross-validated log loss on the
 held-out judged train pairs (folds by claim; written claims only ever train). Chosen: **${r.chosen.family},
-written weight ${r.chosen.writtenWeight}, L2 ${r.chosen.l2}${r.chosen.subjectStrength === undefined ? "" : `, subject prior ${r.chosen.subjectStrength} pseudo-judgements`}** (CV log loss ${f3(r.chosen.logLoss)}, AUC
+written weight ${r.chosen.writtenWeight}, L2 ${r.chosen.l2}${r.chosen.subjectStrength === undefined ? "" : `, subject prior ${r.chosen.subjectStrength} pseudo-judgements${r.chosen.subjectAlso ? ", other codes read" : ""}`}** (CV log loss ${f3(r.chosen.logLoss)}, AUC
 ${f3(r.chosen.auc)}). Best weight and L2 of each feature set:
 
 | features | written weight | L2 | CV log loss | CV AUC |

@@ -125,13 +125,16 @@ export function abstractPriorOf(prior: AbstractPrior, id: string | undefined, le
 /**
  * The judged train pairs by subject: for claim code k and abstract code j (the subject model's codes), the log-odds
  * of the share judged about (pseudo-counts at the overall share), each pair counted in the claim's codes by the subject
- * model's distribution. An abstract enters by its labelled main code (data/abstract-subjects), so the record of
- * "sea-level claims against economics papers" reaches abstracts never judged; an abstract without a label (another
- * corpus) is scored by the gate's `unlabelled` model, which does not read it.
+ * model's distribution. An abstract is counted by its labelled main code (data/abstract-subjects), so the record of
+ * "sea-level claims against economics papers" reaches abstracts never judged, and read by the most favourable of its
+ * labelled codes (main and other): a sea-level paper labelled mainly as ice-sheet work is still about sea level. An
+ * abstract without a label (another corpus) is scored by the gate's `unlabelled` model, which does not read it.
  */
 export interface SubjectPrior {
   /** Each labelled built-in abstract's main code, as an index into the subject model's codes. */
   codes: Record<string, number>;
+  /** Its other labelled codes (at most two), when it has any: the prior is the most favourable of its codes. */
+  also?: Record<string, number[]>;
   /** logOdds[k][j]: claim code k, abstract code j. */
   logOdds: number[][];
   /** The log-odds of the overall share: a pair with no subject reading of the abstract. */
@@ -140,18 +143,23 @@ export interface SubjectPrior {
 
 export const SUBJECT_PRIOR_FEATURE = "subject_prior";
 
-/** The subject prior of a pair: the claim's distribution over codes against the abstract's labelled code. */
+/** The subject prior of a pair: the claim's distribution over codes against the abstract's labelled codes. */
 export function subjectPriorOf(prior: SubjectPrior, claimTopics: ArrayLike<number>, id?: string): number {
-  const label = labelledCode(prior, id);
-  if (label === undefined) return prior.neutral;
-  let x = 0;
-  for (let k = 0; k < prior.logOdds.length; k++) x += claimTopics[k] * prior.logOdds[k][label];
-  return x;
+  const codes = labelledCodes(prior, id);
+  if (codes.length === 0) return prior.neutral;
+  const column = (j: number) => {
+    let x = 0;
+    for (let k = 0; k < prior.logOdds.length; k++) x += claimTopics[k] * prior.logOdds[k][j];
+    return x;
+  };
+  return Math.max(...codes.map(column));
 }
 
-/** The abstract's labelled subject code (an index into the subject model's codes), if it has one. */
-const labelledCode = (prior: SubjectPrior, id?: string): number | undefined =>
-  id === undefined ? undefined : prior.codes[id];
+/** The abstract's labelled subject codes (indices into the subject model's codes): main first; none if unlabelled. */
+export function labelledCodes(prior: SubjectPrior, id?: string): number[] {
+  const main = id === undefined ? undefined : prior.codes[id];
+  return main === undefined ? [] : [main, ...((id !== undefined && prior.also?.[id]) || [])];
+}
 
 /** An abstract as the gate reads it. */
 export interface GateDoc {
@@ -362,7 +370,7 @@ export class RelevanceGate {
     const sp = this.json.subjectPrior;
     const u = this.json.unlabelled;
     const part =
-      sp && u && this.unlabelled && labelledCode(sp, id) === undefined
+      sp && u && this.unlabelled && labelledCodes(sp, id).length === 0
         ? { names: u.features, standardiser: u.standardiser, model: this.unlabelled, subjectPrior: undefined }
         : {
             names: this.names,
