@@ -88,6 +88,14 @@ test("contrast rule: direction swaps and negations, CheckList style", () => {
     "Global warming is not making hurricanes stronger",
   );
   assert.equal(contrastClaim("Global warming stopped in 1998"), "Global warming continued in 1998");
+  // So does "sea level rise": its progress is what a claim about it asserts ("Sea level fall is accelerating" is
+  // no contrast). A rise that is the claim's direction still swaps.
+  assert.equal(contrastClaim("Sea level rise is accelerating."), "Sea level rise is not accelerating.");
+  assert.equal(
+    contrastClaim("Sea-level rise has increased since 1990"),
+    "Sea-level rise has decreased since 1990",
+  );
+  assert.equal(contrastClaim("Temperatures rise every decade"), "Temperatures fall every decade");
 });
 
 /** Each side of the direction check: the claim's verdict, a contrast that takes the same side, the result. */

@@ -61,9 +61,12 @@ const keepCase = (from: string, to: string) =>
       ? to[0].toUpperCase() + to.slice(1)
       : to;
 
-/** "global warming" (or cooling) names a subject, not a direction ("Global warming stopped"): never swapped. */
+/**
+ * "global warming" (or cooling) and "sea level rise" name a subject, not a direction ("Global warming stopped",
+ * "Sea level rise is accelerating"): never swapped, so the claim's own direction is what changes.
+ */
 const isSubject = (prev: string | undefined, w: string) =>
-  prev === "global" && (w === "warming" || w === "cooling");
+  (prev === "global" && (w === "warming" || w === "cooling")) || (prev === "level" && w === "rise");
 
 /**
  * The claim's contrast, or undefined when the rule finds nothing to change. Order: remove a "not" / "n't" that
