@@ -70,6 +70,12 @@ test("contrast rule: direction swaps and negations, CheckList style", () => {
   );
   assert.equal(contrastClaim("Sea level rise is not accelerating"), "Sea level rise is accelerating");
   assert.equal(contrastClaim("Ice sheet melt is accelerating"), "Ice sheet melt is not accelerating");
+  // A claim about a rate asserts the rate: its direction nouns stay.
+  assert.equal(contrastClaim("Arctic ice loss is accelerating"), "Arctic ice loss is not accelerating");
+  assert.equal(
+    contrastClaim("Warming has been slowing since 1998"),
+    "Warming has not been slowing since 1998",
+  );
   assert.equal(contrastClaim("Summers bring more heat waves"), "Summers bring less heat waves");
   assert.equal(
     contrastClaim("2016 was a record high year for temperature"),

@@ -70,20 +70,29 @@ const isSubject = (prev: string | undefined, w: string) =>
 
 /**
  * The claim's contrast, or undefined when the rule finds nothing to change. Order: remove a "not" / "n't" that
- * sits before a progress verb or after an auxiliary (a negated claim becomes positive), else swap the first
- * direction word, else put "not" before a progress verb, else after the first auxiliary.
+ * sits before a progress verb or after an auxiliary (a negated claim becomes positive), else put "not" before a
+ * progress verb (a claim about a rate asserts the rate: "Arctic ice loss is accelerating" contrasts with "is not
+ * accelerating", not with "Arctic ice gain"), else swap the first direction word, else put "not" after the first
+ * auxiliary.
  */
 export function contrastClaim(claim: string): string | undefined {
   const unnegated = claim.replace(/\b(is|are|was|were|has|have|does|do|did|will|can)\s+not\s+/i, "$1 ");
   if (unnegated !== claim) return unnegated;
   const words = [...claim.matchAll(/[A-Za-z]+/g)];
+  const progress = words.find((m) => NEGATE_BEFORE.has(m[0].toLowerCase()));
+  if (progress?.index !== undefined) {
+    // "not" after the auxiliary that carries the verb ("has not been slowing"), else right before the verb.
+    const aux = AUXILIARIES.exec(claim.slice(0, progress.index));
+    const at = aux ? aux.index + aux[0].length : progress.index;
+    return aux
+      ? `${claim.slice(0, at)} not${claim.slice(at)}`
+      : `${claim.slice(0, at)}not ${claim.slice(at)}`;
+  }
   for (const [k, m] of words.entries()) {
     const w = m[0].toLowerCase();
     const to = isSubject(words[k - 1]?.[0].toLowerCase(), w) ? undefined : SWAP.get(w);
     if (to && m.index !== undefined)
       return claim.slice(0, m.index) + keepCase(m[0], to) + claim.slice(m.index + m[0].length);
-    if (NEGATE_BEFORE.has(w) && m.index !== undefined)
-      return `${claim.slice(0, m.index)}not ${claim.slice(m.index)}`;
   }
   const aux = AUXILIARIES.exec(claim);
   if (aux) return `${claim.slice(0, aux.index + aux[0].length)} not${claim.slice(aux.index + aux[0].length)}`;
