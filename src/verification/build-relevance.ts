@@ -705,9 +705,10 @@ export async function trainRelevanceGate(
             probs.length;
           trials.push({ ...t, logLoss, auc: rocAuc(judgedY, probs) });
         }
-  const best = (family?: string) =>
+  /** The trial of least CV log loss, of one feature set and those `also` accepts when given. */
+  const best = (family?: string, also: (t: GateTrial) => boolean = () => true) =>
     trials
-      .filter((t) => !family || t.family === family)
+      .filter((t) => (!family || t.family === family) && also(t))
       .reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a));
   log(
     `relevance: ${trials.length} configurations cross-validated at ${((Date.now() - started) / 1000).toFixed(0)} s`,
@@ -768,13 +769,7 @@ export async function trainRelevanceGate(
     devV2: gateFigures(devClaims, devY, devV2),
     ...(final.priors.abstract ? { priorAbstracts: Object.keys(final.priors.abstract.counts).length } : {}),
     ...(unlabelledTrial ? { unlabelled: unlabelledTrial } : {}),
-    ...(chosen.subjectAlso
-      ? {
-          mainCodeOnly: trials
-            .filter((t) => t.family === chosen.family && !t.subjectAlso)
-            .reduce((a, b) => (b.logLoss < a.logLoss - 1e-9 ? b : a)),
-        }
-      : {}),
+    ...(chosen.subjectAlso ? { mainCodeOnly: best(chosen.family, (t) => !t.subjectAlso) } : {}),
     trainPairs: {
       judged: judgedRows.length,
       written: writtenRows.length,
@@ -828,17 +823,16 @@ export async function buildRelevanceGate(options: {
   const words = await sharedWordVectors();
   const topics = await loadTopicModel();
   const codeIndex = new Map(topics.codes.map((c, i) => [c, i]));
-  const abstractCodes = new Map(
-    subjects.flatMap((l) =>
-      corpus.has(l.id) && codeIndex.has(l.main) ? [[l.id, codeIndex.get(l.main) as number]] : [],
-    ),
-  );
-  const abstractAlso = new Map(
-    subjects.flatMap((l) => {
-      const c = l.also.filter((x) => codeIndex.has(x)).map((x) => codeIndex.get(x) as number);
-      return abstractCodes.has(l.id) && c.length > 0 ? [[l.id, c] as [string, number[]]] : [];
-    }),
-  );
+  // Each labelled built-in abstract's main code, and its other codes when it has any.
+  const abstractCodes = new Map<string, number>();
+  const abstractAlso = new Map<string, number[]>();
+  for (const l of subjects) {
+    const main = codeIndex.get(l.main);
+    if (!corpus.has(l.id) || main === undefined) continue;
+    abstractCodes.set(l.id, main);
+    const also = l.also.flatMap((c) => codeIndex.get(c) ?? []);
+    if (also.length > 0) abstractAlso.set(l.id, also);
+  }
   const use = await openUseLite();
   try {
     const { json, report } = await trainRelevanceGate(
